@@ -1,0 +1,72 @@
+#include "rotor/distarray/DistArray.h"
+#include "rotor/distarray/detail/CounterRng.h"
+
+#include <cstdlib>
+#include <new>
+
+namespace rotor::detail {
+
+void* aligned_alloc_bytes(std::size_t bytes) {
+  const std::size_t rounded = (bytes + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  if (p == nullptr) {
+    throw std::bad_alloc();
+  }
+  return p;
+}
+
+void aligned_free_bytes(void* p) noexcept { std::free(p); }
+
+namespace {
+template <class T, class Gen> void fill_typed(void* data, std::int64_t count, Gen&& gen) {
+  T* out = static_cast<T*>(data);
+  for (std::int64_t i = 0; i < count; ++i) {
+    out[i] = static_cast<T>(gen(static_cast<std::uint64_t>(i)));
+  }
+}
+
+template <class Gen> void fill_any(ElementType type, void* data, std::int64_t count, Gen&& gen) {
+  switch (type) {
+  case ElementType::f32: fill_typed<float>(data, count, gen); break;
+  case ElementType::f64: fill_typed<double>(data, count, gen); break;
+  case ElementType::i32: fill_typed<std::int32_t>(data, count, gen); break;
+  case ElementType::i64: fill_typed<std::int64_t>(data, count, gen); break;
+  case ElementType::u32: fill_typed<std::uint32_t>(data, count, gen); break;
+  case ElementType::u64: fill_typed<std::uint64_t>(data, count, gen); break;
+  }
+}
+} // namespace
+
+void fill_normal_raw(ElementType type, void* data, std::int64_t count, double mean, double stddev,
+                     std::uint64_t seed) {
+  fill_any(type, data, count,
+           [&](std::uint64_t i) { return mean + stddev * counter_normal(seed, i); });
+}
+
+void fill_uniform_raw(ElementType type, void* data, std::int64_t count, double lo, double hi,
+                      std::uint64_t seed) {
+  const bool integral = type != ElementType::f32 && type != ElementType::f64;
+  fill_any(type, data, count, [&](std::uint64_t i) {
+    const double u = counter_uniform(seed, 0, i);
+    double v = lo + (hi - lo) * u;
+    if (integral) {
+      v = std::floor(v);
+    }
+    return v;
+  });
+}
+
+// TODO(distarray): HDF5 I/O (issue 3). These placeholders keep the skeleton linking.
+void save_array_hdf5(const std::string& path, const std::string&, ElementType, const std::int64_t*,
+                     int, const void*) {
+  throw std::runtime_error(path + ": HDF5 output is not built yet");
+}
+void load_array_hdf5(const std::string& path, const std::string&, ElementType, const std::int64_t*,
+                     int, void*) {
+  throw std::runtime_error(path + ": HDF5 input is not built yet");
+}
+
+bool keep_record_ids() { return false; }
+void replay_reorder(const void*, void*, std::size_t, std::vector<std::uint64_t>&, std::size_t) {}
+
+} // namespace rotor::detail

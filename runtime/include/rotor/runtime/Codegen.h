@@ -1,0 +1,108 @@
+#pragma once
+/// \file
+/// The API that rotor-cc emits calls to (namespace rotor::codegen). The frontend never links the
+/// runtime; it writes C++ text that uses exactly these names. docs/design/codegen-contract.md is
+/// the prose version, with a full before/after example; change both together.
+///
+/// \code
+///   // before (user code)                        // after (rotor-cc output)
+///   #pragma rotor parallel_for                   ::rotor::codegen::run_loop(
+///   for (const Rating& r : ratings) {              ::rotor::codegen::LoopSpec{...},
+///     auto w = W.row(r.user);                      ratings,
+///     ...                                          ::rotor::codegen::keys(&Rating::user, &Rating::item),
+///     loss += e * e;                               std::tie(W, H), std::tie(loss),
+///   }                                              [&](const Rating& r, auto& W, auto& H, auto& loss) {
+///                                                #line 43 "sgd_mf.cpp"
+///                                                  auto w = W.row(r.user);
+///                                                  ...
+///                                                });
+/// \endcode
+
+#include "rotor/distarray/Dataset.h"
+#include "rotor/distarray/IndexSpace.h"
+
+#include <array>
+#include <cstdint>
+#include <tuple>
+#include <vector>
+
+namespace rotor::codegen {
+
+/// Mirrors rotor::analysis::PlanKind (the frontend translates one to the other).
+enum class Kind { independent, one_d, rotation, wavefront, unimodular, data_parallel, serial };
+/// Mirrors rotor::analysis::ArrayRole.
+enum class Role { partitioned, rotating, replicated, buffered, local };
+enum class Device { cpu, gpu };
+
+/// What one array dimension of a block touches: the values of key `key` (an index into the
+/// loop's key list) shifted by [lo, hi]; key == -1: the whole dimension.
+struct Dim {
+  int key = -1;
+  std::int64_t lo = 0;
+  std::int64_t hi = 0;
+};
+
+/// One bound array, in the order of the `arrays` tuple passed to run_loop.
+struct ArraySpec {
+  const char* name = "";
+  Role role = Role::replicated;
+  int key = -1;         ///< partitioned / rotating / local: the key whose blocks it follows
+  bool written = false;
+  std::vector<Dim> dims; ///< one per dimension (missing trailing dims: whole)
+};
+
+/// Everything the plan says about one loop; the frontend emits it as an aggregate initializer.
+struct LoopSpec {
+  const char* file = "";
+  int line = 0;
+  Kind kind = Kind::serial;
+  std::vector<int> fields;                       ///< partition keys, plan order (indexes into keys)
+  std::vector<std::vector<std::int64_t>> matrix; ///< unimodular: skew over `fields`
+  Kind base = Kind::serial;                      ///< unimodular: the plan on the skewed keys
+  bool ordered = false;
+  bool writes_records = false;                   ///< the body writes its record (LDA's topic)
+  Device device = Device::cpu;
+  std::vector<ArraySpec> arrays;
+  std::vector<const char*> reductions;           ///< names, in the order of the reductions tuple
+  const char* reason = "";                       ///< serial: why (for --rotor-verbose)
+};
+
+/// The key fields of a record, in declaration order (the analysis' LoopModel::fields).
+template <class Record, class... F> struct KeyList {
+  std::tuple<F Record::*...> members;
+  static constexpr int size = sizeof...(F);
+  /// Writes the keys of `r` into `out[0..size)`.
+  void extract(const Record& r, std::int64_t* out) const {
+    std::apply([&](auto... m) {
+      int i = 0;
+      ((out[i++] = static_cast<std::int64_t>(r.*m)), ...);
+    }, members);
+  }
+};
+template <class Record, class... F> KeyList<Record, F...> keys(F Record::*... members) {
+  return KeyList<Record, F...>{std::tuple<F Record::*...>(members...)};
+}
+
+/// The keys of an IndexSpace<N>: i0, i1, ...
+template <int N> struct IndexKeys {
+  static constexpr int size = N;
+  void extract(const Index<N>& p, std::int64_t* out) const {
+    for (int d = 0; d < N; ++d) {
+      out[d] = p.v[d];
+    }
+  }
+};
+template <int N> IndexKeys<N> index_keys() { return {}; }
+
+/// Runs the loop under `spec` on this process's workers (all ranks call it, like a collective).
+/// `space` is the Dataset or IndexSpace; `arrays` are the DistArrays the body uses (each bound
+/// to the body parameter of the same position); `reductions` are the outside scalars (or
+/// rotor::Accumulator objects) the body changes only by += / -=. The body is called once per
+/// record (or point) as body(record, arrays..., reductions...); each reduction parameter is a
+/// worker-private partial starting at the identity, combined into the original afterwards in a
+/// fixed order. Defined in rotor/runtime/RunLoop.h (included by rotor/rotor.h).
+template <class Space, class Keys, class... Arrays, class... Reductions, class Body>
+void run_loop(const LoopSpec& spec, Space& space, const Keys& keys,
+              std::tuple<Arrays&...> arrays, std::tuple<Reductions&...> reductions, Body&& body);
+
+} // namespace rotor::codegen
