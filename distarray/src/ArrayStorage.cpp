@@ -66,7 +66,4 @@ void load_array_hdf5(const std::string& path, const std::string&, ElementType, c
   throw std::runtime_error(path + ": HDF5 input is not built yet");
 }
 
-bool keep_record_ids() { return false; }
-void replay_reorder(const void*, void*, std::size_t, std::vector<std::uint64_t>&, std::size_t) {}
-
 } // namespace rotor::detail
