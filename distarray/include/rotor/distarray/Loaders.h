@@ -20,6 +20,7 @@
 /// \endcode
 
 #include "rotor/distarray/Dataset.h"
+#include "rotor/distarray/InputError.h"
 
 #include <cstdint>
 #include <stdexcept>
@@ -27,18 +28,6 @@
 #include <vector>
 
 namespace rotor {
-
-/// A problem with user input (a file, a value). what() is `[rank R] FILE:LINE: message`.
-class InputError : public std::runtime_error {
-public:
-  InputError(const std::string& file, std::int64_t line, const std::string& message);
-  const std::string& file() const { return file_; }
-  std::int64_t line() const { return line_; }
-
-private:
-  std::string file_;
-  std::int64_t line_;
-};
 
 /// Delimited text: CSV, TSV or space-separated.
 struct CsvOptions {
