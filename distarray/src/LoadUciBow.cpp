@@ -36,7 +36,10 @@ std::pair<const FieldDesc*, const FieldDesc*> doc_and_word_fields(const RecordLa
 
 std::uint64_t load_uci_bow_raw(const std::string& path, const RecordLayout& layout, RecordSink sink,
                                BagOfWordsInfo* info) {
-  const auto [doc_field, word_field] = doc_and_word_fields(layout);
+  // Plain variables, not a structured binding: lambdas capture them (C++17).
+  const auto id_field_pair = doc_and_word_fields(layout);
+  const FieldDesc* doc_field = id_field_pair.first;
+  const FieldDesc* word_field = id_field_pair.second;
   Collective& c = collective();
   MappedFile file(path);
   std::optional<LocalError> error;
