@@ -444,12 +444,12 @@ std::string loop_model_to_text(const LoopModel& model) {
         out << ":";
         break;
       case Subscript::Kind::unknown:
-        out << "?";
+        out << "?" << (s.text == "?" ? "" : s.text);
         break;
       }
       out << "]";
     }
-    out << loc_text(a.loc) << "\n";
+    out << loc_text(a.loc) << (a.text.empty() ? "" : " \"" + a.text + "\"") << "\n";
   }
   for (const Reduction& r : model.reductions) {
     out << "reduction " << r.name << " " << r.op << loc_text(r.loc) << "\n";
