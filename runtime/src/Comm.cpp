@@ -104,6 +104,28 @@ void Comm::wait_all(std::vector<Request>& requests) {
   requests.clear();
 }
 
+bool Comm::test_all(std::vector<Request>& requests) {
+  bool all = true;
+  for (Request& r : requests) {
+    auto* req = static_cast<MPI_Request*>(r.handle);
+    if (!req) {
+      continue;
+    }
+    int done = 0;
+    check(MPI_Test(req, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) {
+      delete req;
+      r.handle = nullptr;
+    } else {
+      all = false;
+    }
+  }
+  if (all) {
+    requests.clear();
+  }
+  return all;
+}
+
 void Comm::barrier() {
   if (use_mpi_) {
     check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");

@@ -31,6 +31,8 @@ public:
   Request isend(const void* data, std::size_t bytes, int dest, int tag);
   Request irecv(void* data, std::size_t bytes, int source, int tag);
   void wait_all(std::vector<Request>& requests);
+  /// Tests (progresses) the requests; completed ones are released. True when all are done.
+  bool test_all(std::vector<Request>& requests);
 
   void barrier();
   void allreduce_sum(double* values, std::size_t count);

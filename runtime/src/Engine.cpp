@@ -10,13 +10,16 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace rotor::detail {
 namespace {
@@ -150,6 +153,7 @@ bool follows_fields(const codegen::LoopSpec& spec, int spec_array, const Schedul
 
 struct Transfer {
   int after_step = 0;
+  int needed_by = 0; ///< the step whose cell first reads it on the receiving rank
   int from = 0, to = 0;
   int array = 0; ///< index into the bindings
   Box box;
@@ -217,7 +221,7 @@ MovePlan plan_moves(const codegen::LoopSpec& spec, const std::vector<ArrayBindin
             const int to = s.rank_of_worker(x);
             if (to != from) {
               for (Box& b : part) {
-                plan.transfers.push_back(Transfer{st, from, to, static_cast<int>(ai), b});
+                plan.transfers.push_back(Transfer{st, later, from, to, static_cast<int>(ai), b});
               }
             }
           }
@@ -257,71 +261,159 @@ std::size_t box_bytes(const Box& b, const ArrayBinding& a) {
 }
 
 struct CommStats {
-  double transfer_s = 0; ///< from posting a step's messages to their completion
-  double exposed_s = 0;  ///< of that, time no worker of this rank could compute
+  double transfer_s = 0; ///< from posting a batch to seeing it complete
+  double exposed_s = 0;  ///< of that, time the rank waited with no cell running
   std::size_t bytes = 0;
 };
 
-/// Sends and receives the transfers after step `st` (every rank calls it).
-void exchange(const MovePlan& plan, std::size_t& cursor, int st, std::vector<ArrayBinding>& arrays,
-              CommStats& stats) {
-  Comm& c = comm();
-  const int me = c.rank(), ranks = c.size();
-  std::vector<std::vector<const Transfer*>> out(ranks), in(ranks);
-  while (cursor < plan.transfers.size() && plan.transfers[cursor].after_step == st) {
-    const Transfer& t = plan.transfers[cursor++];
-    if (t.from == me) {
-      out[t.to].push_back(&t);
-    } else if (t.to == me) {
-      in[t.from].push_back(&t);
+/// Moves blocks between ranks: the transfers after a step are posted at once (packed copies),
+/// and their receives are completed only before the step that first needs them, so they travel
+/// while the workers compute. The calling thread drives MPI progress (poll()) meanwhile.
+class Mover {
+public:
+  Mover(const MovePlan& plan, std::vector<ArrayBinding>& arrays, CommStats& stats)
+      : plan_(plan), arrays_(arrays), stats_(stats) {}
+
+  /// Posts the transfers produced by step `st`.
+  void post(int st) {
+    Comm& c = comm();
+    const int me = c.rank(), ranks = c.size();
+    Batch b;
+    b.needed_by = INT32_MAX;
+    b.in.resize(ranks);
+    std::vector<std::vector<const Transfer*>> out(ranks);
+    while (cursor_ < plan_.transfers.size() && plan_.transfers[cursor_].after_step == st) {
+      const Transfer& t = plan_.transfers[cursor_++];
+      if (t.from == me) {
+        out[t.to].push_back(&t);
+      } else if (t.to == me) {
+        b.in[t.from].push_back(&t);
+        b.needed_by = std::min(b.needed_by, t.needed_by);
+      }
+    }
+    const int tag = st % 30000;
+    b.recv_buf.resize(ranks);
+    for (int r = 0; r < ranks; ++r) {
+      std::size_t bytes = 0;
+      for (const Transfer* t : b.in[r]) {
+        bytes += box_bytes(t->box, arrays_[t->array]);
+      }
+      if (bytes) {
+        b.recv_buf[r].resize(bytes);
+        b.recvs.push_back(c.irecv(b.recv_buf[r].data(), bytes, r, tag));
+      }
+    }
+    for (int r = 0; r < ranks; ++r) {
+      std::size_t bytes = 0;
+      for (const Transfer* t : out[r]) {
+        bytes += box_bytes(t->box, arrays_[t->array]);
+      }
+      if (!bytes) {
+        continue;
+      }
+      sends_.emplace_back();
+      Send& snd = sends_.back();
+      snd.buffer.resize(bytes);
+      std::size_t off = 0;
+      for (const Transfer* t : out[r]) {
+        const ArrayBinding& a = arrays_[t->array];
+        off += pack_box(a.data, a.shape, a.elem_bytes, t->box, snd.buffer.data() + off);
+      }
+      stats_.bytes += bytes;
+      snd.request.push_back(c.isend(snd.buffer.data(), bytes, r, tag));
+    }
+    if (!b.recvs.empty()) {
+      b.posted = Clock::now();
+      batches_.push_back(std::move(b));
     }
   }
-  const auto start = Clock::now();
-  std::vector<std::vector<char>> send_buf(ranks), recv_buf(ranks);
-  std::vector<Comm::Request> reqs;
-  const int tag = st % 30000;
-  for (int r = 0; r < ranks; ++r) {
-    std::size_t bytes = 0;
-    for (const Transfer* t : in[r]) {
-      bytes += box_bytes(t->box, arrays[t->array]);
+
+  /// Completes and applies every receive needed before step `st` runs.
+  void complete_needed(int st) {
+    for (Batch& b : batches_) {
+      if (!b.applied && b.needed_by <= st) {
+        finish(b);
+      }
     }
-    if (bytes) {
-      recv_buf[r].resize(bytes);
-      reqs.push_back(c.irecv(recv_buf[r].data(), bytes, r, tag));
+    prune();
+  }
+
+  /// Lets MPI progress pending transfers (called while workers compute).
+  void poll() {
+    Comm& c = comm();
+    for (Batch& b : batches_) {
+      if (!b.arrived && c.test_all(b.recvs)) {
+        b.arrived = true;
+        stats_.transfer_s += std::chrono::duration<double>(Clock::now() - b.posted).count();
+      }
+    }
+    for (Send& snd : sends_) {
+      c.test_all(snd.request);
     }
   }
-  for (int r = 0; r < ranks; ++r) {
-    std::size_t bytes = 0;
-    for (const Transfer* t : out[r]) {
-      bytes += box_bytes(t->box, arrays[t->array]);
+  bool idle() const { return batches_.empty() && sends_.empty(); }
+
+  void complete_all() {
+    for (Batch& b : batches_) {
+      if (!b.applied) {
+        finish(b);
+      }
     }
-    if (!bytes) {
-      continue;
+    batches_.clear();
+    for (Send& snd : sends_) {
+      comm().wait_all(snd.request);
     }
-    send_buf[r].resize(bytes);
-    std::size_t off = 0;
-    for (const Transfer* t : out[r]) {
-      const ArrayBinding& a = arrays[t->array];
-      off += pack_box(a.data, a.shape, a.elem_bytes, t->box, send_buf[r].data() + off);
-    }
-    stats.bytes += bytes;
-    reqs.push_back(c.isend(send_buf[r].data(), bytes, r, tag));
+    sends_.clear();
   }
-  if (reqs.empty()) {
-    return;
-  }
-  c.wait_all(reqs);
-  for (int r = 0; r < ranks; ++r) {
-    std::size_t off = 0;
-    for (const Transfer* t : in[r]) {
-      ArrayBinding& a = arrays[t->array];
-      off += unpack_box(a.data, a.shape, a.elem_bytes, t->box, recv_buf[r].data() + off);
+
+private:
+  struct Batch {
+    int needed_by = 0;
+    std::vector<std::vector<const Transfer*>> in;
+    std::vector<std::vector<char>> recv_buf;
+    std::vector<Comm::Request> recvs;
+    Clock::time_point posted;
+    bool arrived = false, applied = false;
+  };
+  struct Send {
+    std::vector<char> buffer;
+    std::vector<Comm::Request> request;
+  };
+
+  void finish(Batch& b) {
+    if (!b.arrived) {
+      const auto t = Clock::now();
+      comm().wait_all(b.recvs);
+      const auto done = Clock::now();
+      stats_.exposed_s += std::chrono::duration<double>(done - t).count();
+      stats_.transfer_s += std::chrono::duration<double>(done - b.posted).count();
+      b.arrived = true;
     }
+    for (std::size_t r = 0; r < b.in.size(); ++r) {
+      std::size_t off = 0;
+      for (const Transfer* t : b.in[r]) {
+        ArrayBinding& a = arrays_[t->array];
+        off += unpack_box(a.data, a.shape, a.elem_bytes, t->box, b.recv_buf[r].data() + off);
+      }
+    }
+    b.applied = true;
   }
-  const double dt = std::chrono::duration<double>(Clock::now() - start).count();
-  stats.transfer_s += dt;
-  stats.exposed_s += dt;
-}
+  void prune() {
+    batches_.erase(
+        std::remove_if(batches_.begin(), batches_.end(), [](const Batch& b) { return b.applied; }),
+        batches_.end());
+    sends_.erase(std::remove_if(sends_.begin(), sends_.end(),
+                                [](const Send& s) { return s.request.empty(); }),
+                 sends_.end());
+  }
+
+  const MovePlan& plan_;
+  std::vector<ArrayBinding>& arrays_;
+  CommStats& stats_;
+  std::size_t cursor_ = 0;
+  std::vector<Batch> batches_;
+  std::deque<Send> sends_;
+};
 
 /// Makes every rank's copy of the box-moved arrays whole: each rank sends what it owns last.
 void end_sync(const MovePlan& plan, std::vector<ArrayBinding>& arrays) {
@@ -501,9 +593,42 @@ template <class Fn> void run_slots(const std::vector<int>& active, Fn&& fn) {
   });
 }
 
+/// Like run_slots, but the slots run on the arena's worker threads while this thread calls
+/// `poll()` (MPI progress for transfers in flight) until they are done.
+template <class Fn, class Poll>
+void run_slots_polling(const std::vector<int>& active, Fn&& fn, Poll&& poll) {
+  std::atomic<int> remaining{static_cast<int>(active.size())};
+  std::exception_ptr error;
+  std::atomic<bool> failed{false};
+  for (int slot : active) {
+    session_state().arena->enqueue([&, slot] {
+      try {
+        fn(slot);
+      } catch (...) {
+        if (!failed.exchange(true)) {
+          error = std::current_exception();
+        }
+      }
+      remaining.fetch_sub(1, std::memory_order_acq_rel);
+    });
+  }
+  while (remaining.load(std::memory_order_acquire) > 0) {
+    poll();
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+  if (error) {
+    std::rethrow_exception(error);
+  }
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------------
+
+LoopStats& last_stats() {
+  static LoopStats stats;
+  return stats;
+}
 
 int session_rank() {
   return comm().rank();
@@ -676,7 +801,7 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
     };
 
     CommStats stats;
-    std::size_t cursor = 0;
+    Mover mover(moves, arrays, stats);
     std::vector<std::uint64_t> my_order;  // ids in (step, slot) order
     std::vector<std::uint64_t> my_counts; // per (step, slot)
     const int first_worker = req.rank * threads;
@@ -688,28 +813,36 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
           active.push_back(t);
         }
       }
-      try {
-        run_slots(active, [&](int t) {
-          const int cell = sched.steps[st][first_worker + t];
-          CellGuard guard(spec, checking ? checks_for(cell) : std::vector<ArrayCheck>{},
-                          first_worker + t, static_cast<int>(st));
-          GuardScope scope(checking ? &guard : nullptr);
-          if (boxes) {
-            std::vector<std::int64_t> ext = space.extents();
-            std::vector<std::int64_t> lo(ext.size(), 0), hi(ext);
-            for (int j = 0; j < sched.fields(); ++j) {
-              const int b = sched.coordinate(cell, j);
-              lo[sched.field_keys[j]] = sched.block_first(j, b);
-              hi[sched.field_keys[j]] = sched.block_end(j, b);
-            }
-            runner.run_box(t, lo.data(), hi.data());
-          } else if (points) {
-            runner.run_list(t, points->points() + layout->seg_begin[cell],
-                            layout->seg_end[cell] - layout->seg_begin[cell]);
-          } else {
-            runner.run_records(t, layout->seg_begin[cell], layout->seg_end[cell]);
+      if (move) {
+        mover.complete_needed(static_cast<int>(st));
+      }
+      auto run_cell = [&](int t) {
+        const int cell = sched.steps[st][first_worker + t];
+        CellGuard guard(spec, checking ? checks_for(cell) : std::vector<ArrayCheck>{},
+                        first_worker + t, static_cast<int>(st));
+        GuardScope scope(checking ? &guard : nullptr);
+        if (boxes) {
+          std::vector<std::int64_t> ext = space.extents();
+          std::vector<std::int64_t> lo(ext.size(), 0), hi(ext);
+          for (int j = 0; j < sched.fields(); ++j) {
+            const int b = sched.coordinate(cell, j);
+            lo[sched.field_keys[j]] = sched.block_first(j, b);
+            hi[sched.field_keys[j]] = sched.block_end(j, b);
           }
-        });
+          runner.run_box(t, lo.data(), hi.data());
+        } else if (points) {
+          runner.run_list(t, points->points() + layout->seg_begin[cell],
+                          layout->seg_end[cell] - layout->seg_begin[cell]);
+        } else {
+          runner.run_records(t, layout->seg_begin[cell], layout->seg_end[cell]);
+        }
+      };
+      try {
+        if (move && !mover.idle()) {
+          run_slots_polling(active, run_cell, [&] { mover.poll(); });
+        } else {
+          run_slots(active, run_cell);
+        }
       } catch (...) {
         error = std::current_exception();
       }
@@ -740,10 +873,11 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
         }
       }
       if (move) {
-        exchange(moves, cursor, static_cast<int>(st), arrays, stats);
+        mover.post(static_cast<int>(st));
       }
     }
     if (move) {
+      mover.complete_all();
       end_sync(moves, arrays);
       diff_sync(moves.diff_arrays, arrays, snapshots);
     }
@@ -778,8 +912,11 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
     s << kind_name(req.kind) << (skewed ? " (skewed)" : "") << " over " << sched.steps.size()
       << " steps, " << sched.cells << " cells";
     if (move) {
-      s << ", " << stats.bytes << " bytes moved in-loop";
+      s << ", " << stats.bytes << " bytes sent in-loop, communication hidden "
+        << (stats.transfer_s > 0 ? 100.0 * (1.0 - stats.exposed_s / stats.transfer_s) : 100.0)
+        << "%";
     }
+    last_stats() = LoopStats{stats.transfer_s, stats.exposed_s, stats.bytes};
     summary = s.str();
   }
 

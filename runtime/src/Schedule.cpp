@@ -58,6 +58,22 @@ Schedule make_schedule(codegen::Kind kind, const std::vector<int>& field_keys, i
   const int w = workers;
   switch (kind) {
   case codegen::Kind::rotation: {
+    if (f == 2 && w > 1) {
+      // 2W blocks of the rotating field: worker w runs block (2w + p) mod 2W at step p, so a
+      // block rests one step between workers and its transfer overlaps a whole step's compute
+      s.blocks = {w, 2 * w};
+      int coords[2];
+      for (int p = 0; p < 2 * w; ++p) {
+        std::vector<int> row(w);
+        for (int worker = 0; worker < w; ++worker) {
+          coords[0] = worker;
+          coords[1] = (2 * worker + p) % (2 * w);
+          row[worker] = s.cell_of(coords);
+        }
+        s.steps.push_back(row);
+      }
+      break;
+    }
     s.blocks.assign(f, w);
     int rotating = std::max(0, f - 1);
     int step_count = 1;

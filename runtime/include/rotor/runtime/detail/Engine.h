@@ -77,6 +77,14 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
              const std::vector<int>& spec_index, const std::vector<const void*>& private_arrays,
              CellRunner& runner, const ExecutionInfo& info);
 
+/// Communication of the last parallel loop on this rank (benchmarks, --rotor-verbose).
+struct LoopStats {
+  double transfer_s = 0; ///< time blocks were in flight between ranks
+  double exposed_s = 0;  ///< of that, time the rank waited for them with nothing to compute
+  std::size_t bytes = 0; ///< bytes this rank sent during the loop
+};
+LoopStats& last_stats();
+
 /// Collectives the templates need (over the session's Comm).
 int session_rank();
 int session_ranks();
