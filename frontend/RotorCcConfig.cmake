@@ -69,6 +69,8 @@ function(rotor_cc_collect root mode prefix)
       list(APPEND queue ${deps})
     endif()
   endwhile()
+  # The compilers' own system directories must not be repeated (GCC's #include_next breaks).
+  list(REMOVE_ITEM includes /usr/include /usr/local/include)
   list(REMOVE_DUPLICATES includes)
   list(REMOVE_DUPLICATES defines)
   set(${prefix}_INCLUDES "${includes}" PARENT_SCOPE)
