@@ -1,5 +1,6 @@
 #include "rotor/runtime/Session.h"
 
+#include "Failure.h"
 #include "OrderRecorder.h"
 #include "SessionState.h"
 #include "rotor/distarray/Collective.h"
@@ -191,6 +192,9 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
   }
   state_->settings = detail::parse_settings(argc, argv, true);
   state_->comm = std::make_unique<detail::Comm>(launched_by_mpirun());
+  if (state_->comm->uses_mpi()) {
+    detail::install_failure_handlers(*state_->comm);
+  }
   fill_state(*state_);
   the_collective = std::make_unique<CommCollective>(*state_->comm);
   detail::set_collective(the_collective.get());
@@ -206,6 +210,7 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
 }
 
 Session::~Session() {
+  detail::abort_if_unwinding(*state_->comm);
   detail::finish_order_recording();
   the_session = nullptr;
   detail::set_collective(nullptr);
