@@ -1,5 +1,6 @@
 #include "rotor/runtime/Session.h"
 
+#include "Checkpoint.h"
 #include "Failure.h"
 #include "OrderRecorder.h"
 #include "SessionState.h"
@@ -135,10 +136,12 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
       need_value();
       s.replay_order = value;
       have_replay = true;
+    } else if (detail::parse_checkpoint_flag(name, value, has_value, s)) {
     } else {
       throw SettingsError("rotor: unknown flag '" + arg +
                           "' (known: --rotor-threads=N, --rotor-verbose, "
-                          "--rotor-record-order=FILE, --rotor-replay-order=FILE)");
+                          "--rotor-record-order=FILE, --rotor-replay-order=FILE, "
+                          "--rotor-checkpoint=DIR, --rotor-checkpoint-every=N, --rotor-resume)");
     }
   }
   argc = out;
@@ -159,6 +162,7 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
       s.replay_order = v;
     }
   }
+  detail::finish_checkpoint_settings(s, use_environment);
   if (!s.record_order.empty() && !s.replay_order.empty()) {
     throw SettingsError("rotor: --rotor-record-order and --rotor-replay-order exclude each other");
   }

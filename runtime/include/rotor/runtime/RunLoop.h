@@ -10,6 +10,7 @@
 #include "rotor/distarray/detail/DatasetInternals.h"
 #include "rotor/runtime/Accumulator.h"
 #include "rotor/runtime/Codegen.h"
+#include "rotor/runtime/detail/Checkpoint.h"
 #include "rotor/runtime/detail/Engine.h"
 
 #include <cstring>
@@ -420,6 +421,17 @@ void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<A
   using State =
       SlotState<std::remove_reference_t<Body>, std::tuple<Arrays&...>, std::tuple<Reductions&...>>;
   auto go = [&](SpaceAccess& access, auto make_runner) {
+    std::vector<ArrayBinding> checkpointed; // --rotor-checkpoint: every bound array
+    bool skip = false;
+    if (checkpoint_enabled()) {
+      std::vector<int> unused;
+      bind_arrays(spec, arrays, std::vector<bool>(n_arrays, false), checkpointed, unused);
+      skip = checkpoint_before_execution(spec, access, checkpointed);
+    }
+    if (skip) {
+      checkpoint_after_execution(spec, access, checkpointed, true);
+      return;
+    }
     const ExecutionInfo info = plan_execution(spec, access, arrays_alias(arrays));
     const bool serial = info.mode == "serial";
     std::vector<bool> buffered(n_arrays);
@@ -433,6 +445,9 @@ void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<A
     bind_arrays(spec, arrays, buffered, bindings, spec_index);
     execute(spec, access, bindings, spec_index, {}, runner, info);
     state.finish(reductions, !info.redundant && session_ranks() > 1);
+    if (checkpoint_enabled()) {
+      checkpoint_after_execution(spec, access, checkpointed, false);
+    }
   };
   if constexpr (IsDataset<S>::value) {
     using Record = typename S::value_type;

@@ -19,6 +19,9 @@
 ///   --rotor-verbose            one line per parallel loop: ranks, threads, plan, time
 ///   --rotor-record-order=FILE  write the order in which records were applied (rank 0 writes)
 ///   --rotor-replay-order=FILE  a serial run: Dataset::begin() follows the recorded order
+///   --rotor-checkpoint=DIR     write DIR/rotor-checkpoint.h5 every N loop executions
+///   --rotor-checkpoint-every=N (default 1)
+///   --rotor-resume             skip the loop executions DIR's checkpoint holds, restore its state
 /// An unknown `--rotor-` flag or a bad value throws rotor::SettingsError naming it.
 ///
 /// Non-root ranks' stdout is discarded so a serial program prints once; Rotor's own messages go
@@ -41,8 +44,11 @@ public:
 struct SessionSettings {
   int threads = 0; ///< 0: choose (cores / ranks on this node)
   bool verbose = false;
-  std::string record_order; ///< empty: off
-  std::string replay_order; ///< empty: off
+  std::string record_order;   ///< empty: off
+  std::string replay_order;   ///< empty: off
+  std::string checkpoint_dir; ///< --rotor-checkpoint=DIR; empty: off
+  int checkpoint_every = 1;   ///< --rotor-checkpoint-every=N loop executions
+  bool resume = false;        ///< --rotor-resume: continue from DIR's checkpoint
 };
 
 class Session {
