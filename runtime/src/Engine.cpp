@@ -122,8 +122,8 @@ Box footprint(const codegen::LoopSpec& spec, int spec_array, const ArrayBinding&
       continue;
     }
     for (int j = 0; j < s.fields(); ++j) {
-      if (s.field_keys[j] != dim.key) {
-        continue;
+      if (s.field_keys[j] != dim.key || s.blocks[j] == 1) {
+        continue; // not this field, or one block: the whole dimension
       }
       const int blk = s.coordinate(cell, j);
       const std::int64_t first = s.block_first(j, blk), end = s.block_end(j, blk);
