@@ -23,13 +23,20 @@ TEST(CodegenShape, ContractExampleCompilesAndRuns) {
   /* #pragma rotor parallel_for */
   ::rotor::codegen::run_loop(
       ::rotor::codegen::LoopSpec{
-          "sgd_mf.cpp", 41, ::rotor::codegen::Kind::rotation,
-          /*fields*/ {0, 1}, /*matrix*/ {}, /*base*/ ::rotor::codegen::Kind::serial,
-          /*ordered*/ false, /*writes_records*/ false, ::rotor::codegen::Device::cpu,
+          "sgd_mf.cpp",
+          41,
+          ::rotor::codegen::Kind::rotation,
+          /*fields*/ {0, 1},
+          /*matrix*/ {},
+          /*base*/ ::rotor::codegen::Kind::serial,
+          /*ordered*/ false,
+          /*writes_records*/ false,
+          ::rotor::codegen::Device::cpu,
           /*arrays*/
           {{"W", ::rotor::codegen::Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}},
            {"H", ::rotor::codegen::Role::rotating, 1, true, {{1, 0, 0}, {-1, 0, 0}}}},
-          /*reductions*/ {"loss"}, /*reason*/ ""},
+          /*reductions*/ {"loss"},
+          /*reason*/ ""},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item), std::tie(W, H), std::tie(loss),
       [&](const Rating& r, auto& W, auto& H, auto& loss) {
 #line 42 "sgd_mf.cpp"
@@ -42,6 +49,35 @@ TEST(CodegenShape, ContractExampleCompilesAndRuns) {
       });
 #line 50 "CodegenShapeTest.cpp"
   EXPECT_GT(loss, 0.0);
+}
+
+double sum_biases(rotor::Dataset<Rating>& ratings, const rotor::DistArray<float, 1>& bu) {
+  double total = 0; // a const array binds as read-only
+  ::rotor::codegen::run_loop(
+      ::rotor::codegen::LoopSpec{
+          "h.cpp",
+          8,
+          ::rotor::codegen::Kind::independent,
+          {},
+          {},
+          ::rotor::codegen::Kind::serial,
+          false,
+          false,
+          ::rotor::codegen::Device::cpu,
+          {{"bu", ::rotor::codegen::Role::replicated, -1, false, {{0, 0, 0}}}},
+          {"total"},
+          ""},
+      ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item), std::tie(bu), std::tie(total),
+      [&](const Rating& r, auto& bu, auto& total) { total += bu[r.user]; });
+  return total;
+}
+
+TEST(CodegenShape, ConstArrayBindsReadOnly) {
+  rotor::Dataset<Rating> ratings(std::vector<Rating>{{0, 0, 1.f}, {1, 0, 2.f}, {1, 1, 3.f}});
+  rotor::DistArray<float, 1> bu({2});
+  bu[0] = 0.5f;
+  bu[1] = 2.0f;
+  EXPECT_EQ(sum_biases(ratings, bu), 4.5);
 }
 
 TEST(CodegenShape, IndexSpaceWithStructuredBindingAndBreak) {

@@ -123,6 +123,7 @@ private:
 
 template <class T> struct IsDistArray : std::false_type {};
 template <class T, int N> struct IsDistArray<DistArray<T, N>> : std::true_type {};
+template <class T, int N> struct IsDistArray<const DistArray<T, N>> : std::true_type {};
 template <class T> struct IsDataset : std::false_type {};
 template <class R> struct IsDataset<Dataset<R>> : std::true_type {};
 template <class T> struct IsIndexSpace : std::false_type {};
@@ -241,7 +242,7 @@ private:
     return std::tuple<Arrays&...>((std::get<I>(c) ? *std::get<I>(c) : std::get<I>(arrays_))...);
   }
   template <std::size_t I> void merge_one(bool across_ranks) {
-    using A = std::tuple_element_t<I, std::tuple<Arrays...>>;
+    using A = std::remove_const_t<std::tuple_element_t<I, std::tuple<Arrays...>>>;
     std::vector<const A*> copies;
     for (auto& c : copies_) {
       if (std::get<I>(c)) {
@@ -249,7 +250,7 @@ private:
       }
     }
     if (!copies.empty()) {
-      merge_buffered(std::get<I>(arrays_), copies, across_ranks);
+      merge_buffered(const_cast<A&>(std::get<I>(arrays_)), copies, across_ranks);
     }
   }
   template <std::size_t... I> void merge_all(bool across_ranks, std::index_sequence<I...>) {
@@ -348,10 +349,12 @@ private:
   State& st_;
 };
 
-template <class T, int N> ArrayBinding bind_array(DistArray<T, N>& a, const char* name) {
+/// A bound array as bytes. A `const DistArray&` binds too (read-only in the body; the runtime
+/// writes only arrays the spec marks written).
+template <class T, int N> ArrayBinding bind_array(const DistArray<T, N>& a, const char* name) {
   ArrayBinding b;
   b.identity = &a;
-  b.data = reinterpret_cast<char*>(a.data());
+  b.data = reinterpret_cast<char*>(const_cast<T*>(a.data()));
   b.elem_bytes = sizeof(T);
   b.element_type = static_cast<int>(element_type_of<T>());
   b.shape.assign(a.shape().begin(), a.shape().end());
