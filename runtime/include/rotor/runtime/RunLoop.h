@@ -49,6 +49,20 @@ public:
   std::size_t local_count() const override { return records().size(); }
   bool distributed() const override { return d_.distribution() == Distribution::distributed; }
   void keys(std::size_t i, std::int64_t* out) const override { keys_.extract(records()[i], out); }
+  bool keys_in_range(std::size_t begin, std::size_t end, int fields, const int* field_keys,
+                     const std::int64_t* lo, const std::int64_t* hi) const override {
+    const Record* recs = records().data();
+    std::int64_t k[Keys::size + 1];
+    for (std::size_t i = begin; i < end; ++i) {
+      keys_.extract(recs[i], k);
+      for (int j = 0; j < fields; ++j) {
+        if (k[field_keys[j]] < lo[j] || k[field_keys[j]] >= hi[j]) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
   std::size_t record_bytes() const override { return sizeof(Record); }
   char* record_data() override { return reinterpret_cast<char*>(records().data()); }
   std::vector<std::uint64_t>& ids() override { return DatasetInternals::ids(d_); }
@@ -234,8 +248,10 @@ private:
         copies.push_back(std::get<I>(c).get());
       }
     }
-    if (!copies.empty()) {
-      merge_buffered(std::get<I>(arrays_), copies, across_ranks);
+    if constexpr (!std::is_const_v<A>) { // a const array is never written, so never merged
+      if (!copies.empty()) {
+        merge_buffered(std::get<I>(arrays_), copies, across_ranks);
+      }
     }
   }
   template <std::size_t... I> void merge_all(bool across_ranks, std::index_sequence<I...>) {
@@ -367,7 +383,9 @@ void bind_arrays(const codegen::LoopSpec& spec, std::tuple<Arrays&...> arrays,
       [&](auto&... a) {
         auto one = [&](auto& array) {
           if (!buffered[i]) {
-            bindings.push_back(bind_array(array, spec.arrays[i].name));
+            // A const array is only read: the runtime may lay it out but never writes its values.
+            using A = std::remove_const_t<std::remove_reference_t<decltype(array)>>;
+            bindings.push_back(bind_array(const_cast<A&>(array), spec.arrays[i].name));
             spec_index.push_back(static_cast<int>(i));
           }
           ++i;
@@ -390,7 +408,7 @@ void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<A
   static_assert(IsDataset<S>::value || IsIndexSpace<S>::value,
                 "rotor::codegen::run_loop: the loop must range over a rotor::Dataset or a "
                 "rotor::IndexSpace");
-  static_assert((IsDistArray<Arrays>::value && ...),
+  static_assert((IsDistArray<std::remove_const_t<Arrays>>::value && ...),
                 "rotor::codegen::run_loop: every bound array must be a rotor::DistArray");
   constexpr std::size_t n_arrays = sizeof...(Arrays);
   if (spec.arrays.size() != n_arrays) {
