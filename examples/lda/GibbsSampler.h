@@ -1,0 +1,176 @@
+#pragma once
+/// \file
+/// The pieces of the LDA example that are plain numerics: per-token random streams, the two
+/// topic samplers and the log-likelihood. Header-only, so both builds of lda.cpp see the bodies.
+///
+/// Notation: n_dk = doc_topic(d, k), n_wk = word_topic(w, k), n_k = topic_total[k], V the
+/// vocabulary size. The collapsed conditional of a token's topic (its own count removed) is
+///   p(k) ~ (n_dk + alpha) (n_wk + beta) / (n_k + V beta).
+
+#include <rotor/rotor.h>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+
+namespace rotor::examples::lda {
+
+struct Prior {
+  double alpha;
+  double beta;
+  double beta_sum; ///< V * beta
+};
+
+/// A token's initial random state from its corpus position (never 0).
+inline std::uint32_t token_seed(std::uint64_t seed, std::int64_t doc, std::int64_t word,
+                                std::uint32_t occurrence) {
+  std::uint64_t x = seed * 0x9e3779b97f4a7c15ULL ^ static_cast<std::uint64_t>(doc) << 32 ^
+                    static_cast<std::uint64_t>(word) << 8 ^ occurrence;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return static_cast<std::uint32_t>(x) | 1u;
+}
+
+/// Advances `state` (a Weyl sequence) and returns a uniform double in [0, 1) from its mix.
+inline double next_uniform(std::uint32_t& state) {
+  state += 0x9e3779b9u;
+  std::uint32_t z = state;
+  z = (z ^ (z >> 16)) * 0x85ebca6bu;
+  z = (z ^ (z >> 13)) * 0xc2b2ae35u;
+  z ^= z >> 16;
+  return static_cast<double>(z) * 0x1.0p-32;
+}
+
+/// Stack space for per-topic work; larger K falls back to recomputing instead of storing.
+constexpr int k_max_buffered_topics = 2048;
+
+/// The textbook sampler: one O(K) pass builds the cumulative weights, then a linear search.
+template <class Row, class Totals>
+int sample_naive(const Row& dt, const Row& wt, const Totals& totals, const Prior& p, double u) {
+  const int K = static_cast<int>(dt.size());
+  if (K > k_max_buffered_topics) { // two passes: total, then walk
+    double total = 0;
+    for (int k = 0; k < K; ++k) {
+      total += (dt[k] + p.alpha) * (wt[k] + p.beta) / (totals[k] + p.beta_sum);
+    }
+    double x = u * total;
+    for (int k = 0; k < K - 1; ++k) {
+      x -= (dt[k] + p.alpha) * (wt[k] + p.beta) / (totals[k] + p.beta_sum);
+      if (x < 0) {
+        return k;
+      }
+    }
+    return K - 1;
+  }
+  std::array<double, k_max_buffered_topics> cumulative;
+  double total = 0;
+  for (int k = 0; k < K; ++k) {
+    total += (dt[k] + p.alpha) * (wt[k] + p.beta) / (totals[k] + p.beta_sum);
+    cumulative[k] = total;
+  }
+  const double x = u * total;
+  for (int k = 0; k < K - 1; ++k) {
+    if (x < cumulative[k]) {
+      return k;
+    }
+  }
+  return K - 1;
+}
+
+/// SparseLDA's decomposition (Yao, Mimno and McCallum, KDD 2009):
+///   p(k) ~ alpha beta / (n_k + V beta)            smoothing bucket s (every topic, small mass)
+///        + n_dk beta / (n_k + V beta)             document bucket r (topics in the document)
+///        + (n_dk + alpha) n_wk / (n_k + V beta)   word bucket q (topics of the word: most mass)
+/// One pass computes the three masses and lists the non-zero topics of the document and of the
+/// word; the draw then walks the short q or r list, and only rarely all K topics (s).
+template <class Row, class Totals>
+int sample_sparse(const Row& dt, const Row& wt, const Totals& totals, const Prior& p, double u) {
+  const int K = static_cast<int>(dt.size());
+  if (K > k_max_buffered_topics) {
+    return sample_naive(dt, wt, totals, p, u);
+  }
+  std::array<double, k_max_buffered_topics> q_weight;
+  std::array<int, k_max_buffered_topics> q_topic;
+  std::array<int, k_max_buffered_topics> r_topic;
+  int nq = 0;
+  int nr = 0;
+  double s_mass = 0;
+  double r_mass = 0;
+  double q_mass = 0;
+  for (int k = 0; k < K; ++k) {
+    const double inv = 1.0 / (totals[k] + p.beta_sum);
+    s_mass += inv;
+    const int ndk = dt[k];
+    const int nwk = wt[k];
+    if (ndk != 0) {
+      r_mass += ndk * inv;
+      r_topic[nr++] = k;
+    }
+    if (nwk != 0) {
+      const double w = (ndk + p.alpha) * nwk * inv;
+      q_mass += w;
+      q_weight[nq] = w;
+      q_topic[nq++] = k;
+    }
+  }
+  s_mass *= p.alpha * p.beta;
+  r_mass *= p.beta;
+  double x = u * (q_mass + r_mass + s_mass);
+  if (x < q_mass) {
+    for (int i = 0; i < nq - 1; ++i) {
+      x -= q_weight[i];
+      if (x < 0) {
+        return q_topic[i];
+      }
+    }
+    return q_topic[nq - 1];
+  }
+  x -= q_mass;
+  if (x < r_mass) {
+    for (int i = 0; i < nr - 1; ++i) {
+      const int k = r_topic[i];
+      x -= p.beta * dt[k] / (totals[k] + p.beta_sum);
+      if (x < 0) {
+        return k;
+      }
+    }
+    return r_topic[nr - 1];
+  }
+  x -= r_mass;
+  for (int k = 0; k < K - 1; ++k) {
+    x -= p.alpha * p.beta / (totals[k] + p.beta_sum);
+    if (x < 0) {
+      return k;
+    }
+  }
+  return K - 1;
+}
+
+/// log p(words | topics) with the topic-word distributions integrated out:
+///   K [lgamma(V beta) - V lgamma(beta)] + sum_k [sum_w lgamma(n_wk + beta) - lgamma(n_k + V beta)]
+/// Zero counts contribute lgamma(beta) each; they are counted, not evaluated.
+inline double word_log_likelihood(const rotor::DistArray<std::int32_t, 2>& word_topic,
+                                  const rotor::DistArray<std::int32_t, 1>& topic_total,
+                                  double beta) {
+  const double V = static_cast<double>(word_topic.rows());
+  const std::int64_t K = word_topic.cols();
+  const double lg_beta = std::lgamma(beta);
+  double ll = static_cast<double>(K) * (std::lgamma(V * beta) - V * lg_beta);
+  const std::int32_t* n = word_topic.data();
+  std::int64_t zeros = 0;
+  for (std::int64_t i = 0; i < word_topic.size(); ++i) {
+    if (n[i] == 0) {
+      ++zeros;
+    } else {
+      ll += std::lgamma(n[i] + beta);
+    }
+  }
+  ll += static_cast<double>(zeros) * lg_beta;
+  for (std::int64_t k = 0; k < K; ++k) {
+    ll -= std::lgamma(topic_total[k] + V * beta);
+  }
+  return ll;
+}
+
+} // namespace rotor::examples::lda
