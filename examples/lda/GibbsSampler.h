@@ -82,40 +82,54 @@ int sample_naive(const Row& dt, const Row& wt, const Totals& totals, const Prior
 ///   p(k) ~ alpha beta / (n_k + V beta)            smoothing bucket s (every topic, small mass)
 ///        + n_dk beta / (n_k + V beta)             document bucket r (topics in the document)
 ///        + (n_dk + alpha) n_wk / (n_k + V beta)   word bucket q (topics of the word: most mass)
-/// One pass computes the three masses and lists the non-zero topics of the document and of the
-/// word; the draw then walks the short q or r list, and only rarely all K topics (s).
+/// Branch-free passes compute the denominators and list the non-zero topics of the document and
+/// of the word; the r and q weights are computed for those topics only, and the draw walks the
+/// short q list (most of the mass), the r list, or rarely all K topics (s).
 template <class Row, class Totals>
 int sample_sparse(const Row& dt, const Row& wt, const Totals& totals, const Prior& p, double u) {
   const int K = static_cast<int>(dt.size());
   if (K > k_max_buffered_topics) {
     return sample_naive(dt, wt, totals, p, u);
   }
-  std::array<double, k_max_buffered_topics> q_weight;
+  std::array<double, k_max_buffered_topics> inv;
   std::array<int, k_max_buffered_topics> q_topic;
   std::array<int, k_max_buffered_topics> r_topic;
+  for (int k = 0; k < K; ++k) {
+    inv[k] = 1.0 / (totals[k] + p.beta_sum);
+  }
+  double s_part[4] = {0, 0, 0, 0}; // four chains hide the add latency
+  int k = 0;
+  for (; k + 4 <= K; k += 4) {
+    s_part[0] += inv[k];
+    s_part[1] += inv[k + 1];
+    s_part[2] += inv[k + 2];
+    s_part[3] += inv[k + 3];
+  }
+  for (; k < K; ++k) {
+    s_part[0] += inv[k];
+  }
   int nq = 0;
   int nr = 0;
-  double s_mass = 0;
-  double r_mass = 0;
-  double q_mass = 0;
-  for (int k = 0; k < K; ++k) {
-    const double inv = 1.0 / (totals[k] + p.beta_sum);
-    s_mass += inv;
-    const int ndk = dt[k];
-    const int nwk = wt[k];
-    if (ndk != 0) {
-      r_mass += ndk * inv;
-      r_topic[nr++] = k;
-    }
-    if (nwk != 0) {
-      const double w = (ndk + p.alpha) * nwk * inv;
-      q_mass += w;
-      q_weight[nq] = w;
-      q_topic[nq++] = k;
-    }
+  for (int t = 0; t < K; ++t) {
+    q_topic[nq] = t;
+    nq += wt[t] != 0;
+    r_topic[nr] = t;
+    nr += dt[t] != 0;
   }
-  s_mass *= p.alpha * p.beta;
+  std::array<double, k_max_buffered_topics>& q_weight = inv; // reused: q overwrites in order
+  double q_mass = 0;
+  double r_mass = 0;
+  for (int i = 0; i < nr; ++i) {
+    const int t = r_topic[i];
+    r_mass += dt[t] * inv[t];
+  }
+  for (int i = 0; i < nq; ++i) {
+    const int t = q_topic[i]; // t >= i, so inv[t] is still intact when q_weight[i] is written
+    q_weight[i] = (dt[t] + p.alpha) * wt[t] * inv[t];
+    q_mass += q_weight[i];
+  }
   r_mass *= p.beta;
+  const double s_mass = p.alpha * p.beta * (s_part[0] + s_part[1] + s_part[2] + s_part[3]);
   double x = u * (q_mass + r_mass + s_mass);
   if (x < q_mass) {
     for (int i = 0; i < nq - 1; ++i) {
@@ -129,19 +143,19 @@ int sample_sparse(const Row& dt, const Row& wt, const Totals& totals, const Prio
   x -= q_mass;
   if (x < r_mass) {
     for (int i = 0; i < nr - 1; ++i) {
-      const int k = r_topic[i];
-      x -= p.beta * dt[k] / (totals[k] + p.beta_sum);
+      const int t = r_topic[i];
+      x -= p.beta * dt[t] / (totals[t] + p.beta_sum);
       if (x < 0) {
-        return k;
+        return t;
       }
     }
     return r_topic[nr - 1];
   }
   x -= r_mass;
-  for (int k = 0; k < K - 1; ++k) {
-    x -= p.alpha * p.beta / (totals[k] + p.beta_sum);
+  for (int t = 0; t < K - 1; ++t) {
+    x -= p.alpha * p.beta / (totals[t] + p.beta_sum);
     if (x < 0) {
-      return k;
+      return t;
     }
   }
   return K - 1;

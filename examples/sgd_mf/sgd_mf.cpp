@@ -27,7 +27,7 @@ struct Rating {
 namespace {
 
 const char* const k_usage =
-    "--data TRAIN [--test TEST] [--format csv|tsv|space] [--k 32] [--epochs 20] [--lr 0.01]\n"
+    "--data TRAIN [--test TEST] [--format csv|tsv|space] [--k 32] [--epochs 20] [--lr 0.02]\n"
     "       [--reg 0.05] [--seed 1] [--model sgd_mf_model.h5|none]";
 
 rotor::CsvOptions csv_options(rotor::examples::Flags& flags) {
@@ -64,7 +64,7 @@ int run(int argc, char** argv) {
   const rotor::CsvOptions options = csv_options(flags);
   const auto k = flags.in_range<std::int64_t>("k", flags.integer("k", 32), 1, 4096);
   const auto epochs = flags.in_range<std::int64_t>("epochs", flags.integer("epochs", 20), 0, 100000);
-  const auto lr = static_cast<float>(flags.real("lr", 0.01));
+  const auto lr = static_cast<float>(flags.real("lr", 0.02));
   const auto reg = static_cast<float>(flags.real("reg", 0.05));
   const auto seed = static_cast<std::uint64_t>(flags.integer("seed", 1));
   const std::string model_path = flags.str("model", "sgd_mf_model.h5");
