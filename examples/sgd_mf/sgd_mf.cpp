@@ -32,6 +32,7 @@ const char* const k_usage =
 
 rotor::CsvOptions csv_options(rotor::examples::Flags& flags) {
   rotor::CsvOptions options;
+  options.columns = {0, 1, 2}; // user item rating; further columns (timestamps, ...) are ignored
   const std::string format = flags.str("format", "csv");
   if (format == "csv") {
     options.delimiter = ',';
