@@ -3,7 +3,7 @@
 # Idempotent: when every package is already present it only runs dpkg-query (well under a second).
 # Works as root or through sudo. Usage: scripts/install-deps.sh [--with-tools]
 #   --with-tools  also installs the optional tools used by benchmarks and docs
-#                 (liblinear-tools for the LIBLINEAR comparison, python3-matplotlib for rotor-plot).
+#                 (liblinear-tools for the LIBLINEAR comparison).
 set -euo pipefail
 
 packages=(
@@ -17,9 +17,11 @@ packages=(
   libcli11-dev nlohmann-json3-dev
   # Tests and benchmarks
   googletest libgtest-dev libgmock-dev libbenchmark-dev time python3 python3-h5py python3-numpy
+  # rotor-plot (tools/) and its test
+  python3-matplotlib
 )
 if [[ "${1:-}" == "--with-tools" ]]; then
-  packages+=(liblinear-tools python3-matplotlib)
+  packages+=(liblinear-tools)
 fi
 
 missing=()

@@ -54,3 +54,58 @@ bool LoopModel::is_buffered(const std::string& name) const {
 }
 
 } // namespace rotor::analysis
+
+namespace rotor::analysis {
+
+std::vector<std::string> validate_loop_model(const LoopModel& model) {
+  std::vector<std::string> problems;
+  for (std::size_t i = 0; i < model.fields.size(); ++i) {
+    if (model.fields[i].empty()) {
+      problems.push_back("key field " + std::to_string(i) + " has no name");
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (model.fields[i] == model.fields[j]) {
+        problems.push_back("key field '" + model.fields[i] + "' is declared twice");
+      }
+    }
+  }
+  for (std::size_t i = 0; i < model.arrays.size(); ++i) {
+    const ArrayDecl& a = model.arrays[i];
+    if (a.rank < 1) {
+      problems.push_back("array '" + a.name + "' has rank " + std::to_string(a.rank) +
+                         " (must be at least 1)");
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (model.arrays[j].name == a.name) {
+        problems.push_back("array '" + a.name + "' is declared twice");
+      }
+    }
+  }
+  for (const std::string& b : model.buffered) {
+    if (!model.array(b)) {
+      problems.push_back("buffered(" + b + ") names no array of the loop");
+    }
+  }
+  for (const Access& a : model.accesses) {
+    const ArrayDecl* decl = model.array(a.array);
+    const std::string where = a.loc.line > 0 ? " (line " + std::to_string(a.loc.line) + ")" : "";
+    if (!decl) {
+      problems.push_back("access to undeclared array '" + a.array + "'" + where);
+      continue;
+    }
+    if (static_cast<int>(a.subscripts.size()) != decl->rank) {
+      problems.push_back("access to '" + a.array + "' has " + std::to_string(a.subscripts.size()) +
+                         " subscripts, the array has rank " + std::to_string(decl->rank) + where);
+    }
+    for (const Subscript& s : a.subscripts) {
+      if (s.kind == Subscript::Kind::key &&
+          (s.field < 0 || static_cast<std::size_t>(s.field) >= model.fields.size())) {
+        problems.push_back("access to '" + a.array + "' uses key field " + std::to_string(s.field) +
+                           ", which does not exist" + where);
+      }
+    }
+  }
+  return problems;
+}
+
+} // namespace rotor::analysis

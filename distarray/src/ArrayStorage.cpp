@@ -1,6 +1,7 @@
 #include "rotor/distarray/DistArray.h"
 #include "rotor/distarray/detail/CounterRng.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <new>
 
@@ -15,7 +16,9 @@ void* aligned_alloc_bytes(std::size_t bytes) {
   return p;
 }
 
-void aligned_free_bytes(void* p) noexcept { std::free(p); }
+void aligned_free_bytes(void* p) noexcept {
+  std::free(p);
+}
 
 namespace {
 template <class T, class Gen> void fill_typed(void* data, std::int64_t count, Gen&& gen) {
@@ -27,12 +30,24 @@ template <class T, class Gen> void fill_typed(void* data, std::int64_t count, Ge
 
 template <class Gen> void fill_any(ElementType type, void* data, std::int64_t count, Gen&& gen) {
   switch (type) {
-  case ElementType::f32: fill_typed<float>(data, count, gen); break;
-  case ElementType::f64: fill_typed<double>(data, count, gen); break;
-  case ElementType::i32: fill_typed<std::int32_t>(data, count, gen); break;
-  case ElementType::i64: fill_typed<std::int64_t>(data, count, gen); break;
-  case ElementType::u32: fill_typed<std::uint32_t>(data, count, gen); break;
-  case ElementType::u64: fill_typed<std::uint64_t>(data, count, gen); break;
+  case ElementType::f32:
+    fill_typed<float>(data, count, gen);
+    break;
+  case ElementType::f64:
+    fill_typed<double>(data, count, gen);
+    break;
+  case ElementType::i32:
+    fill_typed<std::int32_t>(data, count, gen);
+    break;
+  case ElementType::i64:
+    fill_typed<std::int64_t>(data, count, gen);
+    break;
+  case ElementType::u32:
+    fill_typed<std::uint32_t>(data, count, gen);
+    break;
+  case ElementType::u64:
+    fill_typed<std::uint64_t>(data, count, gen);
+    break;
   }
 }
 } // namespace
@@ -52,18 +67,15 @@ void fill_uniform_raw(ElementType type, void* data, std::int64_t count, double l
     if (integral) {
       v = std::floor(v);
     }
+    // Rounding (to double, or later to float) may reach hi; keep the interval half-open.
+    if (v >= hi && hi > lo) {
+      v = integral ? hi - 1 : std::nextafter(hi, lo);
+      if (type == ElementType::f32) {
+        v = static_cast<double>(std::nextafter(static_cast<float>(hi), static_cast<float>(lo)));
+      }
+    }
     return v;
   });
-}
-
-// TODO(distarray): HDF5 I/O (issue 3). These placeholders keep the skeleton linking.
-void save_array_hdf5(const std::string& path, const std::string&, ElementType, const std::int64_t*,
-                     int, const void*) {
-  throw std::runtime_error(path + ": HDF5 output is not built yet");
-}
-void load_array_hdf5(const std::string& path, const std::string&, ElementType, const std::int64_t*,
-                     int, void*) {
-  throw std::runtime_error(path + ": HDF5 input is not built yet");
 }
 
 } // namespace rotor::detail

@@ -40,8 +40,12 @@ Collective* installed = nullptr;
 
 } // namespace
 
-Collective& collective() { return installed ? *installed : single_process; }
-void set_collective(Collective* c) { installed = c; }
+Collective& collective() {
+  return installed ? *installed : single_process;
+}
+void set_collective(Collective* c) {
+  installed = c;
+}
 
 std::int64_t global_sum(std::int64_t local) {
   collective().allreduce_sum(&local, 1);

@@ -60,8 +60,8 @@ struct Subscript {
     unknown,  ///< anything else: `A[r.user % 8]`, `A[perm[r.user]]`, a feature id read from data
   };
   Kind kind = Kind::unknown;
-  int field = -1; ///< kind == key: index into LoopModel::fields.
-  Offset offset;  ///< kind == key: the offset; kind == constant: the constant.
+  int field = -1;   ///< kind == key: index into LoopModel::fields.
+  Offset offset;    ///< kind == key: the offset; kind == constant: the constant.
   std::string text; ///< The subscript as written, for diagnostics (may be empty).
 
   static Subscript constant(Offset value, std::string text = {});
@@ -72,18 +72,18 @@ struct Subscript {
 
 /// One access to a parameter array (a rotor::DistArray) in the loop body.
 struct Access {
-  std::string array;                  ///< Name of the array (as written in the loop).
-  bool write = false;                 ///< Read-modify-write and "not sure" count as writes.
-  std::vector<Subscript> subscripts;  ///< One per array dimension.
+  std::string array;                 ///< Name of the array (as written in the loop).
+  bool write = false;                ///< Read-modify-write and "not sure" count as writes.
+  std::vector<Subscript> subscripts; ///< One per array dimension.
   SourceLoc loc;
-  std::string text;                   ///< The access as written (`W.row(r.user)`), for reports.
+  std::string text; ///< The access as written (`W.row(r.user)`), for reports.
 };
 
 /// A parameter array used in the loop.
 struct ArrayDecl {
   std::string name;
-  int rank = 1;          ///< Number of dimensions.
-  std::string element;   ///< Element type as written (`float`), informational.
+  int rank = 1;        ///< Number of dimensions.
+  std::string element; ///< Element type as written (`float`), informational.
 };
 
 /// A scalar declared outside the loop and changed only by `+=` / `-=`, or a rotor::Accumulator.
@@ -109,13 +109,14 @@ struct Escape {
 
 /// The whole loop.
 struct LoopModel {
-  SourceLoc loc;                       ///< Of the loop (the `for`).
+  SourceLoc loc; ///< Of the loop (the `for`).
   SpaceKind space = SpaceKind::dataset;
-  std::vector<std::string> fields;     ///< Key fields in declaration order (i0, i1, ... for IndexSpace).
-  bool ordered = false;                ///< `ordered` clause.
-  std::vector<std::string> buffered;   ///< `buffered(...)` arrays.
-  std::vector<ArrayDecl> arrays;       ///< Every array used in the loop, in order of first use.
-  std::vector<Access> accesses;        ///< In source order.
+  std::vector<std::string>
+      fields;           ///< Key fields in declaration order (i0, i1, ... for IndexSpace).
+  bool ordered = false; ///< `ordered` clause.
+  std::vector<std::string> buffered; ///< `buffered(...)` arrays.
+  std::vector<ArrayDecl> arrays;     ///< Every array used in the loop, in order of first use.
+  std::vector<Access> accesses;      ///< In source order.
   std::vector<Reduction> reductions;
   std::vector<Escape> escapes;
 
@@ -125,5 +126,10 @@ struct LoopModel {
   const ArrayDecl* array(const std::string& name) const;
   bool is_buffered(const std::string& array) const;
 };
+
+/// What makes `model` unusable, one line each (an access to an undeclared array, a subscript
+/// count that differs from the rank, a key subscript naming no field, a buffered name that is no
+/// array, ...); empty when the model is well-formed. plan_loop answers `serial` naming the first.
+std::vector<std::string> validate_loop_model(const LoopModel& model);
 
 } // namespace rotor::analysis

@@ -44,7 +44,7 @@ struct DepEntry {
     nonneg,   ///< `+`: any distance >= 0 (arises from lexicographic normalisation)
   };
   Kind kind = Kind::any;
-  std::int64_t distance = 0; ///< kind == distance
+  std::int64_t distance = 0;     ///< kind == distance
   std::string to_string() const; ///< "0", "-1", "*", "+"
   friend bool operator==(const DepEntry& a, const DepEntry& b) {
     return a.kind == b.kind && (a.kind != Kind::distance || a.distance == b.distance);
@@ -55,8 +55,8 @@ struct DepEntry {
 /// as a vector over LoopModel::fields (lexicographically non-negative).
 struct Dependence {
   std::string array;
-  int source = -1; ///< index into LoopModel::accesses
-  int sink = -1;   ///< index into LoopModel::accesses (may equal source)
+  int source = -1;               ///< index into LoopModel::accesses
+  int sink = -1;                 ///< index into LoopModel::accesses (may equal source)
   std::vector<DepEntry> entries; ///< one per LoopModel::fields entry
   std::string to_string() const; ///< "(0, *)"
 };
@@ -74,10 +74,10 @@ struct DimFootprint {
 struct ArrayPlan {
   std::string name;
   ArrayRole role = ArrayRole::replicated;
-  std::string field;               ///< partitioned / rotating / local: the key field of its blocks
+  std::string field; ///< partitioned / rotating / local: the key field of its blocks
   bool written = false;
-  std::vector<DimFootprint> dims;  ///< one per dimension: what a block of iterations touches
-  std::string reason;              ///< why this role, in words ("rows are indexed by item; ...")
+  std::vector<DimFootprint> dims; ///< one per dimension: what a block of iterations touches
+  std::string reason;             ///< why this role, in words ("rows are indexed by item; ...")
 };
 
 /// The plan for one loop (contract §2 and the `plan` object of contract §3).

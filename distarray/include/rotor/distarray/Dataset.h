@@ -22,9 +22,16 @@
 /// which survives shuffles, sorts and moves between ranks. Ids are stored only when the session
 /// records or replays the order of iterations (`--rotor-record-order`, `--rotor-replay-order`).
 
+#include "rotor/distarray/Collective.h"
+#include "rotor/distarray/detail/CounterRng.h"
 #include "rotor/distarray/detail/RecordFields.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -44,6 +51,14 @@ void replay_reorder(const void* identity, void* records, std::size_t record_byte
                     std::vector<std::uint64_t>& ids, std::size_t count);
 std::int64_t global_sum(std::int64_t local);
 std::int64_t global_max(std::int64_t local);
+/// Every rank's `bytes` bytes at `data`, concatenated in rank order.
+std::vector<char> gather_all(const void* data, std::size_t bytes);
+/// Throws std::out_of_range (on every rank, collectively when `distributed`) if `min_value` < 0
+/// on any rank; `local_index` is the offending local record on this rank (or -1).
+void check_non_negative(std::int64_t min_value, std::int64_t local_index, bool distributed,
+                        const char* operation);
+/// A random permutation of [0, n) that depends only on (seed, n).
+std::vector<std::int64_t> random_permutation(std::int64_t n, std::uint64_t seed);
 } // namespace detail
 
 enum class Distribution { replicated, distributed };
@@ -123,6 +138,7 @@ public:
   /// empty. Throws std::out_of_range naming the record if a value is negative.
   template <class F> std::int64_t extent(F Record::*f) const {
     static_assert(std::is_integral_v<F>, "extent() needs an integer field");
+    check_keys_non_negative(f, "extent");
     std::int64_t m = -1;
     for (const Record& r : records_) {
       m = std::max<std::int64_t>(m, static_cast<std::int64_t>(r.*f));
@@ -130,8 +146,147 @@ public:
     return reduce_max(m) + 1;
   }
 
+  /// Record counts per value of integer field `f` over all records (all ranks): entry v counts
+  /// the records whose field is v; extent(f) entries. Throws std::out_of_range if a value is
+  /// negative. Collective for a distributed dataset.
+  template <class F> std::vector<std::int64_t> histogram(F Record::*f) const {
+    const std::int64_t n = extent(f);
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(n), 0);
+    for (const Record& r : records_) {
+      ++counts[static_cast<std::size_t>(r.*f)];
+    }
+    if (distribution_ == Distribution::distributed && n > 0) {
+      detail::collective().allreduce_sum(counts.data(), counts.size());
+    }
+    return counts;
+  }
+
+  /// Sorts all records (all ranks) by their integer fields in declaration order (lexicographic),
+  /// stably: equal keys keep their order (by id when ids are kept). The result does not depend
+  /// on the number of ranks: rank r of P holds records [N*r/P, N*(r+1)/P) of the sorted
+  /// sequence. Collective for a distributed dataset (it gathers the records: O(N) memory per
+  /// rank while it runs).
+  void sort_by_keys() {
+    reorder_globally([](const std::vector<Record>& all, const std::vector<std::uint64_t>&,
+                        std::vector<std::size_t>& order) {
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return detail::compare_keys(all[a], all[b]) < 0;
+      });
+    });
+  }
+
+  /// Puts all records (all ranks) in a random order that depends only on `seed` and the
+  /// records' ids (their positions when the dataset was created, or in the current global order
+  /// when ids are not kept) -- never on the number of ranks or threads. Collective, like
+  /// sort_by_keys().
+  void shuffle(std::uint64_t seed) {
+    reorder_globally([seed](const std::vector<Record>& all, const std::vector<std::uint64_t>& pos,
+                            std::vector<std::size_t>& order) {
+      std::vector<std::uint64_t> key(all.size());
+      for (std::size_t i = 0; i < all.size(); ++i) {
+        key[i] = detail::counter_bits(seed, 0x5348554646ULL, pos[i]);
+      }
+      std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return key[a] != key[b] ? key[a] < key[b] : pos[a] < pos[b];
+      });
+    });
+  }
+
+  /// Renames the values of integer field `f` by a random permutation of [0, extent(f)) that
+  /// depends only on `seed` and the extent: a record with value v gets perm[v]. Spreads heavy
+  /// keys (popular users, frequent words) over blocks for load balance. Returns perm (new =
+  /// perm[old]); records stay where they are. Collective for a distributed dataset.
+  template <class F> std::vector<std::int64_t> remap(F Record::*f, std::uint64_t seed) {
+    static_assert(std::is_integral_v<F>, "remap() needs an integer field");
+    std::vector<std::int64_t> perm = detail::random_permutation(extent(f), seed);
+    for (Record& r : records_) {
+      r.*f = static_cast<F>(perm[static_cast<std::size_t>(r.*f)]);
+    }
+    return perm;
+  }
+
+  /// Record ids of this rank's records (parallel to the records); empty unless the session
+  /// keeps ids (see Record identity above).
+  const std::vector<std::uint64_t>& ids() const { return ids_; }
+
 private:
   friend struct detail::DatasetInternals;
+
+  template <class F> void check_keys_non_negative(F Record::*f, const char* operation) const {
+    if constexpr (std::is_signed_v<F>) {
+      std::int64_t lowest = 0;
+      std::int64_t where = -1;
+      for (std::size_t i = 0; i < records_.size(); ++i) {
+        if (records_[i].*f < lowest) {
+          lowest = records_[i].*f;
+          where = static_cast<std::int64_t>(i);
+        }
+      }
+      detail::check_non_negative(lowest, where, distribution_ == Distribution::distributed,
+                                 operation);
+    }
+  }
+
+  /// Gathers the global sequence (rank order), lets `make_order(all, pos, order)` permute
+  /// `order` (indexes into `all`; `pos` are the records' ids or global positions), and keeps
+  /// this rank's even share of the result.
+  template <class MakeOrder> void reorder_globally(MakeOrder&& make_order) {
+    const bool dist = distribution_ == Distribution::distributed;
+    std::vector<Record> all;
+    std::vector<std::uint64_t> all_ids;
+    if (dist) {
+      std::vector<char> bytes =
+          detail::gather_all(records_.data(), records_.size() * sizeof(Record));
+      all.resize(bytes.size() / sizeof(Record));
+      if (!bytes.empty()) {
+        std::memcpy(static_cast<void*>(all.data()), bytes.data(), bytes.size());
+      }
+      if (detail::keep_record_ids()) { // the same on every rank
+        std::vector<char> id_bytes =
+            detail::gather_all(ids_.data(), ids_.size() * sizeof(std::uint64_t));
+        all_ids.resize(id_bytes.size() / sizeof(std::uint64_t));
+        if (!id_bytes.empty()) {
+          std::memcpy(all_ids.data(), id_bytes.data(), id_bytes.size());
+        }
+      }
+    } else {
+      all = std::move(records_);
+      all_ids = std::move(ids_);
+    }
+    const bool have_ids = all_ids.size() == all.size() && !all.empty();
+    std::vector<std::uint64_t> pos(all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      pos[i] = have_ids ? all_ids[i] : i;
+    }
+    std::vector<std::size_t> order(all.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    if (have_ids) {
+      // Ties (sort) and positions (shuffle) follow ids: start from id order.
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::size_t a, std::size_t b) { return pos[a] < pos[b]; });
+    }
+    make_order(all, pos, order);
+    std::size_t first = 0;
+    std::size_t last = all.size();
+    if (dist) {
+      const auto& c = detail::collective();
+      const auto n = static_cast<std::uint64_t>(all.size());
+      first = static_cast<std::size_t>(n * static_cast<std::uint64_t>(c.rank()) /
+                                       static_cast<std::uint64_t>(c.size()));
+      last = static_cast<std::size_t>(n * static_cast<std::uint64_t>(c.rank() + 1) /
+                                      static_cast<std::uint64_t>(c.size()));
+    }
+    records_.clear();
+    records_.reserve(last - first);
+    ids_.clear();
+    for (std::size_t k = first; k < last; ++k) {
+      records_.push_back(all[order[k]]);
+      if (have_ids) {
+        ids_.push_back(all_ids[order[k]]);
+      }
+    }
+  }
+
   std::int64_t reduce_max(std::int64_t m) const {
     return distribution_ == Distribution::distributed ? detail::global_max(m) : m;
   }

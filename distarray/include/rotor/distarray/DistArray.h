@@ -44,11 +44,16 @@ struct AlignedFree {
 /// HDF5 I/O for the element types DistArray supports (float, double, int32, int64, uint32, uint64).
 enum class ElementType { f32, f64, i32, i64, u32, u64 };
 template <class T> constexpr ElementType element_type_of() {
-  if constexpr (std::is_same_v<T, float>) return ElementType::f32;
-  else if constexpr (std::is_same_v<T, double>) return ElementType::f64;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return ElementType::i32;
-  else if constexpr (std::is_same_v<T, std::int64_t>) return ElementType::i64;
-  else if constexpr (std::is_same_v<T, std::uint32_t>) return ElementType::u32;
+  if constexpr (std::is_same_v<T, float>)
+    return ElementType::f32;
+  else if constexpr (std::is_same_v<T, double>)
+    return ElementType::f64;
+  else if constexpr (std::is_same_v<T, std::int32_t>)
+    return ElementType::i32;
+  else if constexpr (std::is_same_v<T, std::int64_t>)
+    return ElementType::i64;
+  else if constexpr (std::is_same_v<T, std::uint32_t>)
+    return ElementType::u32;
   else {
     static_assert(std::is_same_v<T, std::uint64_t>,
                   "rotor::DistArray supports float, double, int32, int64, uint32 and uint64");
@@ -98,7 +103,12 @@ public:
       std::memcpy(data_, other.data_, static_cast<std::size_t>(size_) * sizeof(T));
     }
   }
-  DistArray(DistArray&& other) noexcept = default;
+  /// Moving leaves `other` empty (shape all zeros, no storage).
+  DistArray(DistArray&& other) noexcept
+      : shape_(other.shape_), size_(other.size_), storage_(std::move(other.storage_)),
+        data_(other.data_) {
+    other.release();
+  }
   DistArray& operator=(const DistArray& other) {
     if (this != &other) {
       DistArray copy(other);
@@ -106,7 +116,16 @@ public:
     }
     return *this;
   }
-  DistArray& operator=(DistArray&& other) noexcept = default;
+  DistArray& operator=(DistArray&& other) noexcept {
+    if (this != &other) {
+      shape_ = other.shape_;
+      size_ = other.size_;
+      storage_ = std::move(other.storage_);
+      data_ = other.data_;
+      other.release();
+    }
+    return *this;
+  }
 
   const Shape& shape() const { return shape_; }
   std::int64_t extent(int d) const { return shape_[d]; }
@@ -142,13 +161,13 @@ public:
   }
   RowMap row(std::int64_t i) {
     static_assert(N == 2, "row() needs a 2-D array");
-    const std::int64_t idx[2] = {i, -1};
+    [[maybe_unused]] const std::int64_t idx[2] = {i, -1};
     ROTOR_DETAIL_CHECK_ACCESS(this, idx, 2, true);
     return RowMap(data_ + i * shape_[1], shape_[1]);
   }
   ConstRowMap row(std::int64_t i) const {
     static_assert(N == 2, "row() needs a 2-D array");
-    const std::int64_t idx[2] = {i, -1};
+    [[maybe_unused]] const std::int64_t idx[2] = {i, -1};
     ROTOR_DETAIL_CHECK_ACCESS(this, idx, 2, false);
     return ConstRowMap(data_ + i * shape_[1], shape_[1]);
   }
@@ -175,16 +194,21 @@ public:
 
   /// Writes the array as dataset `name` of HDF5 file `path` (created or extended; an existing
   /// dataset of that name is replaced). Collective: rank 0 writes, every rank returns when the
-  /// file is complete. Throws std::runtime_error naming the file on failure.
+  /// file is complete. Atomic: the file is written under a temporary name, synced and renamed,
+  /// so a crash leaves the previous file intact. Throws std::runtime_error naming the file on
+  /// failure (on every rank).
   void save_hdf5(const std::string& path, const std::string& name) const {
     detail::save_array_hdf5(path, name, detail::element_type_of<T>(), shape_.data(), N, data_);
   }
-  /// Reads dataset `name` of `path` into this array; its shape must equal shape().
+  /// Reads dataset `name` of `path` into this array; its shape must equal shape() and its element
+  /// class (integer or floating) that of T. Collective: rank 0 reads, every rank gets the values.
+  /// Throws rotor::InputError naming the file and dataset on any mismatch.
   void load_hdf5(const std::string& path, const std::string& name) {
     detail::load_array_hdf5(path, name, detail::element_type_of<T>(), shape_.data(), N, data_);
   }
-  /// A copy of the whole array for evaluation on rank 0 (every rank gets one: arrays are whole
-  /// on every rank outside parallel loops).
+  /// A copy of the whole array for evaluation on rank 0. Outside parallel loops every rank's
+  /// copy is already whole and equal (docs/design/architecture.md, decision 3), so this is a plain
+  /// copy on every rank and needs no communication.
   DistArray gather() const { return *this; }
 
   /// Row-major linear index of a full subscript (no checks).
@@ -197,6 +221,12 @@ public:
   }
 
 private:
+  void release() noexcept {
+    shape_.fill(0);
+    size_ = 0;
+    storage_.reset();
+    data_ = nullptr;
+  }
   void allocate(std::int64_t n) {
     size_ = n;
     storage_.reset(n > 0 ? detail::aligned_alloc_bytes(static_cast<std::size_t>(n) * sizeof(T))

@@ -20,6 +20,8 @@
 /// \endcode
 
 #include "rotor/distarray/Dataset.h"
+#include "rotor/distarray/InputError.h"
+#include "rotor/distarray/detail/LoaderCore.h"
 
 #include <cstdint>
 #include <stdexcept>
@@ -28,18 +30,6 @@
 
 namespace rotor {
 
-/// A problem with user input (a file, a value). what() is `[rank R] FILE:LINE: message`.
-class InputError : public std::runtime_error {
-public:
-  InputError(const std::string& file, std::int64_t line, const std::string& message);
-  const std::string& file() const { return file_; }
-  std::int64_t line() const { return line_; }
-
-private:
-  std::string file_;
-  std::int64_t line_;
-};
-
 /// Delimited text: CSV, TSV or space-separated.
 struct CsvOptions {
   /// ',' CSV, '\t' TSV, ';' or any other single character; ' ' means any run of spaces/tabs.
@@ -47,32 +37,56 @@ struct CsvOptions {
   /// true: the first line is a header; false: none. Default: auto (a first line whose first
   /// field is not numeric is a header).
   enum class Header { none, present, detect } header = Header::detect;
-  /// Column (0-based) of each record field in declaration order; empty: field i <- column i.
-  /// Columns beyond those used are ignored; a line with fewer columns is an error.
+  /// Column (0-based) of each record field in declaration order; empty: field i <- column i,
+  /// and every line must have exactly as many columns as Record has fields. With explicit
+  /// columns, columns beyond those used are ignored; a line with fewer columns is an error.
   std::vector<int> columns;
+  /// Integer fields (by index in declaration order) whose column holds names (`alice`, `ham`),
+  /// not numbers: each distinct name gets an id 0, 1, ... in order of first appearance in the
+  /// file (the same on any number of ranks); the names come back in load_csv's `names`.
+  std::vector<int> named_fields;
   /// Integer fields must be >= 0 (they are ids) unless this is false.
   bool ids_non_negative = true;
   /// NaN / inf in a floating field is an error unless this is true.
   bool allow_nonfinite = false;
 };
 
+/// The names of named fields (CsvOptions::named_fields): names[k][id] is the name with that id
+/// in the k-th named field.
+struct CsvNames {
+  std::vector<std::vector<std::string>> names;
+};
+
 /// Loads records from delimited text; field i of Record gets column columns[i] (or i).
 template <class Record>
-Dataset<Record> load_csv(const std::string& path, const CsvOptions& options = {});
+Dataset<Record> load_csv(const std::string& path, const CsvOptions& options = {},
+                         CsvNames* names = nullptr) {
+  std::vector<Record> records;
+  const detail::RecordLayout layout{detail::describe_fields<Record>(), sizeof(Record)};
+  const std::uint64_t first =
+      detail::load_delimited_raw(path, options, layout, detail::sink_for(records), names);
+  return Dataset<Record>::distributed(std::move(records), first);
+}
 
 /// What a UCI bag-of-words header says.
 struct BagOfWordsInfo {
   std::int64_t documents = 0;
-  std::int64_t words = 0;     ///< vocabulary size W (word ids are 0 .. W-1 after loading)
-  std::int64_t nonzeros = 0;  ///< `docID wordID count` lines
-  std::int64_t tokens = 0;    ///< sum of counts = records loaded (over all ranks)
+  std::int64_t words = 0;    ///< vocabulary size W (word ids are 0 .. W-1 after loading)
+  std::int64_t nonzeros = 0; ///< `docID wordID count` lines
+  std::int64_t tokens = 0;   ///< sum of counts = records loaded (over all ranks)
 };
 
 /// Loads a UCI bag-of-words file (`docword.*.txt`; `.xz` not supported: decompress first) as one
 /// record per token occurrence: the first two integer fields of Record get (doc, word), 0-based;
 /// every other field is zero. `info`, if given, receives the header.
 template <class Record>
-Dataset<Record> load_uci_bow(const std::string& path, BagOfWordsInfo* info = nullptr);
+Dataset<Record> load_uci_bow(const std::string& path, BagOfWordsInfo* info = nullptr) {
+  std::vector<Record> records;
+  const detail::RecordLayout layout{detail::describe_fields<Record>(), sizeof(Record)};
+  const std::uint64_t first =
+      detail::load_uci_bow_raw(path, layout, detail::sink_for(records), info);
+  return Dataset<Record>::distributed(std::move(records), first);
+}
 
 /// One LIBSVM example: its row (global id, 0-based) and label. Its features are
 /// `LibsvmData::features.row(example.row)`.
@@ -95,7 +109,9 @@ public:
     const Entry* end() const { return last; }
     std::size_t size() const { return static_cast<std::size_t>(last - first); }
   };
-  Row row(std::int64_t r) const { return {entries_.data() + offsets_[r], entries_.data() + offsets_[r + 1]}; }
+  Row row(std::int64_t r) const {
+    return {entries_.data() + offsets_[r], entries_.data() + offsets_[r + 1]};
+  }
   std::int64_t rows() const { return static_cast<std::int64_t>(offsets_.size()) - 1; }
   std::int64_t nonzeros() const { return static_cast<std::int64_t>(entries_.size()); }
 
@@ -119,8 +135,23 @@ struct LibsvmOptions {
 
 LibsvmData load_libsvm(const std::string& path, const LibsvmOptions& options = {});
 
-/// Binary cache: a header (magic, version, record size, count) and the raw records.
-template <class Record> void save_binary(const Dataset<Record>& data, const std::string& path);
-template <class Record> Dataset<Record> load_binary(const std::string& path);
+/// Binary cache: a 40-byte header (magic `ROTORDS1`, version, record size, a tag of the record's
+/// field layout, record count) and the raw records in global order. Collective; written to a
+/// temporary file, synced and renamed. A distributed dataset is written by every rank (its
+/// share, at its offset); a replicated one by rank 0.
+template <class Record> void save_binary(const Dataset<Record>& data, const std::string& path) {
+  const detail::RecordLayout layout{detail::describe_fields<Record>(), sizeof(Record)};
+  const Record* first = data.local_size() ? &data[0] : nullptr;
+  detail::save_binary_raw(path, first, data.local_size(), layout,
+                          data.distribution() == Distribution::distributed);
+}
+/// Reads a binary cache written by save_binary<Record>; each rank reads an even share. Rejects a
+/// file of another record layout, a truncated or oversized file.
+template <class Record> Dataset<Record> load_binary(const std::string& path) {
+  std::vector<Record> records;
+  const detail::RecordLayout layout{detail::describe_fields<Record>(), sizeof(Record)};
+  const std::uint64_t first = detail::load_binary_raw(path, layout, detail::sink_for(records));
+  return Dataset<Record>::distributed(std::move(records), first);
+}
 
 } // namespace rotor

@@ -62,4 +62,29 @@ template <class R, class Fn> constexpr void for_each_field(R& r, Fn&& fn) {
   std::apply([&](auto&... f) { (fn(f), ...); }, field_refs(r));
 }
 
+/// Writes the integer fields of `r` (declaration order) to `out`; returns how many.
+template <class R> int extract_keys(const R& r, long long* out) {
+  int n = 0;
+  for_each_field(r, [&](const auto& f) {
+    if constexpr (std::is_integral_v<std::remove_cv_t<std::remove_reference_t<decltype(f)>>>) {
+      out[n++] = static_cast<long long>(f);
+    }
+  });
+  return n;
+}
+
+/// Lexicographic order of the integer fields (declaration order); -1, 0 or 1.
+template <class R> int compare_keys(const R& a, const R& b) {
+  long long ka[16];
+  long long kb[16];
+  const int n = extract_keys(a, ka);
+  extract_keys(b, kb);
+  for (int i = 0; i < n; ++i) {
+    if (ka[i] != kb[i]) {
+      return ka[i] < kb[i] ? -1 : 1;
+    }
+  }
+  return 0;
+}
+
 } // namespace rotor::detail

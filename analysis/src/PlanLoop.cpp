@@ -1,0 +1,197 @@
+// plan_loop: escapes and invalid models first, then buffered arrays aside, then the candidates of
+// PlanSearch in order; the first whose schedule is legal and whose arrays all get a role wins.
+
+#include "ArrayRoles.h"
+#include "PlanSearch.h"
+#include "SerialReason.h"
+
+#include <algorithm>
+
+namespace rotor::analysis {
+
+const char* to_string(PlanKind kind) {
+  switch (kind) {
+  case PlanKind::independent:
+    return "independent";
+  case PlanKind::one_d:
+    return "one_d";
+  case PlanKind::rotation:
+    return "rotation";
+  case PlanKind::wavefront:
+    return "wavefront";
+  case PlanKind::unimodular:
+    return "unimodular";
+  case PlanKind::data_parallel:
+    return "data_parallel";
+  case PlanKind::serial:
+    break;
+  }
+  return "serial";
+}
+
+const char* to_string(ArrayRole role) {
+  switch (role) {
+  case ArrayRole::partitioned:
+    return "partitioned";
+  case ArrayRole::rotating:
+    return "rotating";
+  case ArrayRole::replicated:
+    return "replicated";
+  case ArrayRole::buffered:
+    return "buffered";
+  case ArrayRole::local:
+    break;
+  }
+  return "local";
+}
+
+namespace {
+
+using detail::SearchDependence;
+
+/// Roles when the loop runs on one worker: nothing moves; written arrays are local to it.
+std::vector<ArrayPlan> serial_roles(const LoopModel& model) {
+  std::vector<ArrayPlan> out;
+  for (const ArrayDecl& decl : model.arrays) {
+    ArrayPlan ap;
+    ap.name = decl.name;
+    ap.dims = detail::footprint(model, decl.name);
+    ap.written = std::any_of(model.accesses.begin(), model.accesses.end(),
+                             [&](const Access& a) { return a.array == decl.name && a.write; });
+    ap.role = ap.written ? ArrayRole::local : ArrayRole::replicated;
+    ap.reason = ap.written ? "the loop runs on one worker" : "only read";
+    out.push_back(std::move(ap));
+  }
+  return out;
+}
+
+Plan serial(const LoopModel& model, Plan plan, std::string reason, std::optional<SourceLoc> at) {
+  plan.kind = PlanKind::serial;
+  plan.fields.clear();
+  plan.matrix.clear();
+  plan.buffered.clear();
+  plan.reason = std::move(reason);
+  plan.blocking = std::move(at);
+  plan.arrays = serial_roles(model);
+  return plan;
+}
+
+void add_notes(const LoopModel& model, const std::vector<SearchDependence>& deps, Plan& plan) {
+  if (model.space == SpaceKind::dataset) {
+    std::vector<std::string> named;
+    for (const SearchDependence& d : deps) {
+      const bool all_zero =
+          std::all_of(d.exact.begin(), d.exact.end(), [](const auto& i) { return i.is_zero(); });
+      const std::string& array = model.accesses[static_cast<std::size_t>(d.raw->source)].array;
+      if (all_zero && std::find(named.begin(), named.end(), array) == named.end()) {
+        named.push_back(array);
+        plan.notes.push_back("records with equal keys conflict on '" + array +
+                             "' (all-zero dependence): they always share a block");
+      }
+    }
+  }
+  for (const std::string& b : plan.buffered) {
+    plan.notes.push_back("'" + b +
+                         "' is buffered: its conflicting updates are merged, not ordered");
+  }
+  for (const Reduction& r : model.reductions) {
+    plan.notes.push_back("'" + r.name + "' is a " + r.op +
+                         " reduction: per-worker partials combined in worker order");
+  }
+}
+
+} // namespace
+
+Plan plan_loop(const LoopModel& model) {
+  Plan plan;
+  for (const Reduction& r : model.reductions) {
+    plan.reductions.push_back(r.name);
+  }
+  const std::vector<std::string> problems = validate_loop_model(model);
+  if (!problems.empty()) {
+    return serial(model, std::move(plan), "invalid loop model: " + problems.front(), model.loc);
+  }
+  plan.dependences = dependence_vectors(model);
+  if (!model.escapes.empty()) {
+    const Escape& e = model.escapes.front();
+    plan = serial(model, std::move(plan), "the loop body has " + detail::escape_words(e), e.loc);
+    return plan;
+  }
+
+  const std::vector<detail::RawDependence> raw = detail::raw_dependences(model);
+  std::vector<detail::RawDependence> rest;
+  bool buffered_conflicts = false;
+  for (const detail::RawDependence& d : raw) {
+    const std::string& array = model.accesses[static_cast<std::size_t>(d.source)].array;
+    if (model.is_buffered(array)) {
+      buffered_conflicts = true;
+      if (std::find(plan.buffered.begin(), plan.buffered.end(), array) == plan.buffered.end()) {
+        plan.buffered.push_back(array);
+      }
+    } else {
+      rest.push_back(d);
+    }
+  }
+  const std::vector<SearchDependence> deps = detail::search_view(rest);
+  const std::vector<SearchDependence> all_deps = detail::search_view(raw);
+  std::string why_not;
+
+  if (deps.empty()) {
+    plan.kind = buffered_conflicts ? PlanKind::data_parallel : PlanKind::independent;
+    auto roles = detail::assign_roles(model, nullptr, deps, &why_not);
+    plan.arrays = *roles; // never fails: no array has a dependence left
+    add_notes(model, all_deps, plan);
+    return plan;
+  }
+
+  bool rotation_was_legal = false;
+  for (const detail::Candidate& c : detail::candidate_plans(model.fields.size(), model.ordered)) {
+    if (!detail::legal(c, deps)) {
+      continue;
+    }
+    std::string why;
+    auto roles = detail::assign_roles(model, &c, deps, &why);
+    if (!roles) {
+      if (why_not.empty()) {
+        why_not = why;
+      }
+      continue;
+    }
+    plan.kind = c.kind;
+    for (int f : c.fields) {
+      plan.fields.push_back(model.fields[static_cast<std::size_t>(f)]);
+    }
+    plan.matrix = c.matrix;
+    if (c.kind == PlanKind::unimodular) {
+      plan.base = c.schedule == detail::Schedule::one_d      ? PlanKind::one_d
+                  : c.schedule == detail::Schedule::rotation ? PlanKind::rotation
+                                                             : PlanKind::wavefront;
+    }
+    plan.arrays = std::move(*roles);
+    add_notes(model, all_deps, plan);
+    return plan;
+  }
+  if (model.ordered) {
+    for (const auto& c : detail::candidate_plans(model.fields.size(), /*ordered=*/false)) {
+      if (c.kind == PlanKind::rotation && detail::legal(c, deps)) {
+        rotation_was_legal = true;
+        break;
+      }
+    }
+  }
+
+  const SearchDependence& blocking = detail::blocking_dependence(deps);
+  std::string reason = why_not.empty() ? detail::dependence_reason(model, blocking) : why_not;
+  // Blame the write of the pair (the source may be a read).
+  const Access& src = model.accesses[static_cast<std::size_t>(blocking.raw->source)];
+  const SourceLoc at =
+      src.write ? src.loc : model.accesses[static_cast<std::size_t>(blocking.raw->sink)].loc;
+  plan = serial(model, std::move(plan), std::move(reason), at);
+  if (rotation_was_legal) {
+    plan.notes.push_back("a rotation would be legal, but the loop is `ordered`");
+  }
+  add_notes(model, all_deps, plan);
+  return plan;
+}
+
+} // namespace rotor::analysis
