@@ -78,54 +78,86 @@ int sample_naive(const Row& dt, const Row& wt, const Totals& totals, const Prior
   return K - 1;
 }
 
-/// SparseLDA's decomposition (Yao, Mimno and McCallum, KDD 2009):
-///   p(k) ~ alpha beta / (n_k + V beta)            smoothing bucket s (every topic, small mass)
-///        + n_dk beta / (n_k + V beta)             document bucket r (topics in the document)
-///        + (n_dk + alpha) n_wk / (n_k + V beta)   word bucket q (topics of the word: most mass)
-/// Branch-free passes compute the denominators and list the non-zero topics of the document and
-/// of the word; the r and q weights are computed for those topics only, and the draw walks the
-/// short q list (most of the mass), the r list, or rarely all K topics (s).
-template <class Row, class Totals>
-int sample_sparse(const Row& dt, const Row& wt, const Totals& totals, const Prior& p, double u) {
+/// The same decomposition without stack buffers (K > k_max_buffered_topics): two passes.
+template <class Row, class Weights>
+int sample_sparse_large(const Row& dt, const Row& wt, const Weights& weight, const Prior& p,
+                        double u) {
+  const int K = static_cast<int>(dt.size());
+  double total = 0;
+  for (int k = 0; k < K; ++k) {
+    total += (p.alpha * p.beta + p.beta * dt[k] + (dt[k] + p.alpha) * wt[k]) * weight[k];
+  }
+  double x = u * total;
+  for (int k = 0; k < K - 1; ++k) {
+    x -= (p.alpha * p.beta + p.beta * dt[k] + (dt[k] + p.alpha) * wt[k]) * weight[k];
+    if (x < 0) {
+      return k;
+    }
+  }
+  return K - 1;
+}
+
+/// SparseLDA's decomposition (Yao, Mimno and McCallum, KDD 2009), with
+/// weight[k] = 1 / (n_k + V beta) cached by the caller:
+///   p(k) ~ alpha beta weight[k]                smoothing bucket s (every topic, small mass)
+///        + beta n_dk weight[k]                 document bucket r (topics in the document)
+///        + (n_dk + alpha) n_wk weight[k]       word bucket q (topics of the word: most mass)
+/// A branch-free pass lists the non-zero topics of the document and of the word; the r and q
+/// weights are computed for those only, and the draw walks the short q list (most of the mass),
+/// the r list, or rarely all K topics (s). No division per topic.
+template <class Row, class Weights>
+int sample_sparse(const Row& dt, const Row& wt, const Weights& weight, const Prior& p, double u) {
   const int K = static_cast<int>(dt.size());
   if (K > k_max_buffered_topics) {
-    return sample_naive(dt, wt, totals, p, u);
+    return sample_sparse_large(dt, wt, weight, p, u);
   }
-  std::array<double, k_max_buffered_topics> inv;
+  std::array<double, k_max_buffered_topics> q_weight;
   std::array<int, k_max_buffered_topics> q_topic;
   std::array<int, k_max_buffered_topics> r_topic;
-  for (int k = 0; k < K; ++k) {
-    inv[k] = 1.0 / (totals[k] + p.beta_sum);
-  }
   double s_part[4] = {0, 0, 0, 0}; // four chains hide the add latency
   int k = 0;
   for (; k + 4 <= K; k += 4) {
-    s_part[0] += inv[k];
-    s_part[1] += inv[k + 1];
-    s_part[2] += inv[k + 2];
-    s_part[3] += inv[k + 3];
+    s_part[0] += weight[k];
+    s_part[1] += weight[k + 1];
+    s_part[2] += weight[k + 2];
+    s_part[3] += weight[k + 3];
   }
   for (; k < K; ++k) {
-    s_part[0] += inv[k];
+    s_part[0] += weight[k];
   }
   int nq = 0;
   int nr = 0;
-  for (int t = 0; t < K; ++t) {
+  int t = 0;
+  for (; t + 8 <= K; t += 8) { // rows are mostly zero for large K: skip empty chunks of 8
+    int any = 0;
+    for (int j = 0; j < 8; ++j) {
+      any |= wt[t + j] | dt[t + j];
+    }
+    if (any == 0) {
+      continue;
+    }
+    for (int j = t; j < t + 8; ++j) {
+      q_topic[nq] = j;
+      nq += wt[j] != 0;
+      r_topic[nr] = j;
+      nr += dt[j] != 0;
+    }
+  }
+  for (; t < K; ++t) {
     q_topic[nq] = t;
     nq += wt[t] != 0;
     r_topic[nr] = t;
     nr += dt[t] != 0;
   }
-  std::array<double, k_max_buffered_topics>& q_weight = inv; // reused: q overwrites in order
   double q_mass = 0;
   double r_mass = 0;
   for (int i = 0; i < nr; ++i) {
     const int t = r_topic[i];
-    r_mass += dt[t] * inv[t];
+    r_mass += dt[t] * weight[t];
   }
   for (int i = 0; i < nq; ++i) {
-    const int t = q_topic[i]; // t >= i, so inv[t] is still intact when q_weight[i] is written
-    q_weight[i] = (dt[t] + p.alpha) * wt[t] * inv[t];
+    const int t = q_topic[i];
+    q_weight[i] = (dt[t] + p.alpha) * wt[t] * weight[t];
     q_mass += q_weight[i];
   }
   r_mass *= p.beta;
@@ -144,7 +176,7 @@ int sample_sparse(const Row& dt, const Row& wt, const Totals& totals, const Prio
   if (x < r_mass) {
     for (int i = 0; i < nr - 1; ++i) {
       const int t = r_topic[i];
-      x -= p.beta * dt[t] / (totals[t] + p.beta_sum);
+      x -= p.beta * dt[t] * weight[t];
       if (x < 0) {
         return t;
       }
@@ -153,7 +185,7 @@ int sample_sparse(const Row& dt, const Row& wt, const Totals& totals, const Prio
   }
   x -= r_mass;
   for (int t = 0; t < K - 1; ++t) {
-    x -= p.alpha * p.beta / (totals[t] + p.beta_sum);
+    x -= p.alpha * p.beta * weight[t];
     if (x < 0) {
       return t;
     }

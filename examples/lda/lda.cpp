@@ -2,7 +2,8 @@
 //
 // One record per token; its topic lives in the record. Counts are arrays: doc_topic (D x K),
 // word_topic (W x K) and topic_total (K), the latter `buffered` (every token touches it; a
-// little staleness between workers is the standard trade, as in Yahoo!LDA and LightLDA).
+// little staleness between workers is the standard trade, as in Yahoo!LDA and LightLDA), with
+// topic_weight[k] = 1 / (topic_total[k] + V beta) cached beside it (SparseLDA caches it too).
 // The default sampler is SparseLDA's bucket decomposition (Yao, Mimno, McCallum 2009);
 // `--sampler naive` is the textbook O(K) loop.
 //
@@ -37,6 +38,14 @@ const char* const k_usage = "--data DOCWORD [--topics 100] [--iterations 50] [--
 
 using Counts = rotor::DistArray<std::int32_t, 2>;
 using Totals = rotor::DistArray<std::int32_t, 1>;
+using Weights = rotor::DistArray<double, 1>;
+
+/// topic_weight[k] = 1 / (topic_total[k] + V beta), exactly (after a loop's merge).
+void refresh_weights(const Totals& topic_total, Weights& topic_weight, double beta_sum) {
+  for (std::int64_t k = 0; k < topic_total.size(); ++k) {
+    topic_weight[k] = 1.0 / (topic_total[k] + beta_sum);
+  }
+}
 
 /// Gives every token an unassigned topic and its own random stream. The stream seed is the
 /// token's corpus position (document, word, occurrence within that doc-word line): a line's
@@ -82,6 +91,7 @@ int run(int argc, char** argv) {
   Counts doc_topic({D, K});
   Counts word_topic({V, K});
   Totals topic_total({K});
+  Weights topic_weight({K});
   const rotor::examples::lda::Prior prior{alpha, beta, beta * static_cast<double>(V)};
   std::printf("lda: documents=%lld vocabulary=%lld tokens=%lld topics=%lld sampler=%s\n",
               static_cast<long long>(D), static_cast<long long>(V),
@@ -91,9 +101,10 @@ int run(int argc, char** argv) {
   double perplexity = 0;
   double total_seconds = 0;
   double sampling_seconds = 0;
+  refresh_weights(topic_total, topic_weight, prior.beta_sum);
   for (std::int64_t iteration = 1; iteration <= iterations; ++iteration) {
     const rotor::examples::Stopwatch clock;
-#pragma rotor parallel_for buffered(topic_total)
+#pragma rotor parallel_for buffered(topic_total, topic_weight)
     for (Token& t : tokens) {
       auto dt = doc_topic.row(t.doc);
       auto wt = word_topic.row(t.word);
@@ -101,15 +112,19 @@ int run(int argc, char** argv) {
         dt[t.topic] -= 1;
         wt[t.topic] -= 1;
         topic_total[t.topic] -= 1;
+        topic_weight[t.topic] = 1.0 / (topic_total[t.topic] + prior.beta_sum);
       }
       const double u = rotor::examples::lda::next_uniform(t.stream);
-      const int z = sparse ? rotor::examples::lda::sample_sparse(dt, wt, topic_total, prior, u)
-                           : rotor::examples::lda::sample_naive(dt, wt, topic_total, prior, u);
+      const int z =
+          sparse ? rotor::examples::lda::sample_sparse(dt, wt, topic_weight, prior, u)
+                 : rotor::examples::lda::sample_naive(dt, wt, topic_total, prior, u);
       dt[z] += 1;
       wt[z] += 1;
       topic_total[z] += 1;
+      topic_weight[z] = 1.0 / (topic_total[z] + prior.beta_sum);
       t.topic = z;
     }
+    refresh_weights(topic_total, topic_weight, prior.beta_sum); // the merged view may be stale
     const double sampling = clock.seconds();
     sampling_seconds += sampling;
     log_likelihood = rotor::examples::lda::word_log_likelihood(word_topic, topic_total, beta);
