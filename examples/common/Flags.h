@@ -97,8 +97,8 @@ public:
   /// Fails unless lo <= value <= hi (for values already read).
   template <class T> T in_range(const std::string& name, T value, T lo, T hi) {
     if (value < lo || value > hi) {
-      fail("--" + name + ": " + std::to_string(value) + " is out of range [" +
-           std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      fail("--" + name + ": " + std::to_string(value) + " is out of range [" + std::to_string(lo) +
+           ", " + std::to_string(hi) + "]");
     }
     return value;
   }

@@ -77,7 +77,8 @@ CorpusSummary generate_corpus(const CorpusSpec& spec, const std::string& docword
         theta[rng.below(K)] = sum = 1.0;
       }
       const double mu = std::log(spec.mean_length) - 0.125; // E[exp(N(mu, 0.5^2))] = mean
-      const auto length = std::max<std::int64_t>(1, std::llround(std::exp(mu + 0.5 * rng.normal())));
+      const auto length =
+          std::max<std::int64_t>(1, std::llround(std::exp(mu + 0.5 * rng.normal())));
       touched.clear();
       for (std::int64_t n = 0; n < length; ++n) {
         double u = rng.uniform() * sum;

@@ -36,8 +36,9 @@ std::vector<std::int64_t> zipf_degrees(std::int64_t n, std::int64_t total, doubl
   std::int64_t extra = total - n; // beyond the minimum of one each
   std::int64_t first_free = 0;
   // Water-filling: the heaviest ranks hit the cap first (weights decrease with rank).
-  while (first_free < n &&
-         static_cast<double>(extra) * w[first_free] / weight_sum > static_cast<double>(cap - 1)) {
+  while (
+      first_free<n&& static_cast<double>(extra) * w[first_free] / weight_sum> static_cast<double>(
+          cap - 1)) {
     deg[first_free] = cap;
     extra -= cap - 1;
     weight_sum -= w[first_free];
@@ -97,7 +98,8 @@ public:
     }
     if (spec.shuffle) {
       const double bytes = static_cast<double>(spec.ratings) * sizeof(PackedRating);
-      buckets_ = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(bytes / (16 << 20))));
+      buckets_ =
+          std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(bytes / (16 << 20))));
       for (std::int64_t b = 0; b < buckets_; ++b) {
         bucket_files_.push_back(std::make_unique<TextWriter>(bucket_path(b), 256 << 10));
       }
@@ -182,8 +184,7 @@ private:
 };
 
 void check_spec(const RatingsSpec& spec, const std::string& test_path) {
-  if (spec.users < 1 || spec.items < 1 || spec.users >= (1LL << 31) ||
-      spec.items >= (1LL << 31)) {
+  if (spec.users < 1 || spec.items < 1 || spec.users >= (1LL << 31) || spec.items >= (1LL << 31)) {
     throw std::invalid_argument("users and items must be in [1, 2^31)");
   }
   if (spec.ratings < spec.users) {
@@ -243,7 +244,8 @@ RatingsSummary generate_ratings(const RatingsSpec& spec, const std::string& trai
   const AliasTable item_table(item_weight);
 
   // Planted factors: p_u . q_i has standard deviation signal_stddev.
-  const double factor_sd = std::sqrt(spec.signal_stddev / std::sqrt(static_cast<double>(spec.rank)));
+  const double factor_sd =
+      std::sqrt(spec.signal_stddev / std::sqrt(static_cast<double>(spec.rank)));
   std::vector<float> item_factors(static_cast<std::size_t>(spec.items * spec.rank));
   for (std::int64_t i = 0; i < spec.items; ++i) {
     Rng rng(stream_id(spec.seed, 2, static_cast<std::uint64_t>(i)));

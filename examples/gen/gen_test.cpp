@@ -176,7 +176,8 @@ TEST(CorpusGenerator, HeaderMatchesBodyAndIsDeterministic) {
   c.vocabulary = 2000;
   c.topics = 10;
   c.mean_length = 80;
-  const auto summary = rotor::gen::generate_corpus(c, temp_path("docword.a.txt"), temp_path("v.txt"));
+  const auto summary =
+      rotor::gen::generate_corpus(c, temp_path("docword.a.txt"), temp_path("v.txt"));
   rotor::gen::generate_corpus(c, temp_path("docword.b.txt"));
   EXPECT_EQ(slurp(temp_path("docword.a.txt")), slurp(temp_path("docword.b.txt")));
 

@@ -115,9 +115,8 @@ int run(int argc, char** argv) {
         topic_weight[t.topic] = 1.0 / (topic_total[t.topic] + prior.beta_sum);
       }
       const double u = rotor::examples::lda::next_uniform(t.stream);
-      const int z =
-          sparse ? rotor::examples::lda::sample_sparse(dt, wt, topic_weight, prior, u)
-                 : rotor::examples::lda::sample_naive(dt, wt, topic_total, prior, u);
+      const int z = sparse ? rotor::examples::lda::sample_sparse(dt, wt, topic_weight, prior, u)
+                           : rotor::examples::lda::sample_naive(dt, wt, topic_total, prior, u);
       dt[z] += 1;
       wt[z] += 1;
       topic_total[z] += 1;
@@ -138,7 +137,8 @@ int run(int argc, char** argv) {
     std::fflush(stdout);
   }
 
-  std::uint64_t hash = rotor::examples::fnv1a(doc_topic.data(), sizeof(std::int32_t) * doc_topic.size());
+  std::uint64_t hash =
+      rotor::examples::fnv1a(doc_topic.data(), sizeof(std::int32_t) * doc_topic.size());
   hash = rotor::examples::fnv1a(word_topic.data(), sizeof(std::int32_t) * word_topic.size(), hash);
   const double sampled = static_cast<double>(tokens.size()) * static_cast<double>(iterations);
   std::printf("final iterations=%lld log_likelihood=%s perplexity=%.1f seconds=%.3g "

@@ -57,7 +57,8 @@ int run(int argc, char** argv) {
   rotor::examples::Flags flags(argc, argv, "logreg", k_usage);
   const std::string train_path = flags.required("data");
   const std::string test_path = flags.str("test", "");
-  const auto epochs = flags.in_range<std::int64_t>("epochs", flags.integer("epochs", 10), 0, 100000);
+  const auto epochs =
+      flags.in_range<std::int64_t>("epochs", flags.integer("epochs", 10), 0, 100000);
   const double lr0 = flags.real("lr", 0.03);
   const auto l2 = static_cast<float>(flags.real("l2", 1e-5));
   const auto seed = static_cast<std::uint64_t>(flags.integer("seed", 1));
@@ -124,13 +125,12 @@ int run(int argc, char** argv) {
   }
 
   const double examples = static_cast<double>(train.examples.size()) * static_cast<double>(epochs);
-  std::printf("final epochs=%lld train_loss=%.4f test_accuracy=%.4f test_loss=%.4f seconds=%.3g "
-              "examples_per_s=%s model_hash=%s\n",
-              static_cast<long long>(epochs), train_loss, held_out.accuracy, held_out.loss,
-              total_seconds,
-              rotor::examples::sci(sgd_seconds > 0 ? examples / sgd_seconds : 0).c_str(),
-              rotor::examples::hex64(rotor::examples::fnv1a(w.data(), sizeof(float) * w.size()))
-                  .c_str());
+  std::printf(
+      "final epochs=%lld train_loss=%.4f test_accuracy=%.4f test_loss=%.4f seconds=%.3g "
+      "examples_per_s=%s model_hash=%s\n",
+      static_cast<long long>(epochs), train_loss, held_out.accuracy, held_out.loss, total_seconds,
+      rotor::examples::sci(sgd_seconds > 0 ? examples / sgd_seconds : 0).c_str(),
+      rotor::examples::hex64(rotor::examples::fnv1a(w.data(), sizeof(float) * w.size())).c_str());
   return 0;
 }
 

@@ -64,7 +64,8 @@ int run(int argc, char** argv) {
   const std::string test_path = flags.str("test", "");
   const rotor::CsvOptions options = csv_options(flags);
   const auto k = flags.in_range<std::int64_t>("k", flags.integer("k", 32), 1, 4096);
-  const auto epochs = flags.in_range<std::int64_t>("epochs", flags.integer("epochs", 20), 0, 100000);
+  const auto epochs =
+      flags.in_range<std::int64_t>("epochs", flags.integer("epochs", 20), 0, 100000);
   const auto lr = static_cast<float>(flags.real("lr", 0.02));
   const auto reg = static_cast<float>(flags.real("reg", 0.05));
   const auto seed = static_cast<std::uint64_t>(flags.integer("seed", 1));
