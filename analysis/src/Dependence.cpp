@@ -23,8 +23,14 @@ DimFact compare(const Subscript& a, const Subscript& b) {
     // p.f + a.off == q.f + b.off  =>  q.f - p.f == a.off - b.off
     fact.result = DimResult::distance;
     fact.field = a.field;
-    if (a.offset.symbol == b.offset.symbol) {
-      fact.distance = a.offset.value - b.offset.value;
+    std::int64_t d = 0;
+    // Offsets beyond +-2^40 (or a difference that overflows) are treated as unknown: sound, and
+    // it keeps the interval arithmetic of plan search far from overflow.
+    constexpr std::int64_t k_limit = INT64_C(1) << 40;
+    if (a.offset.symbol == b.offset.symbol &&
+        !__builtin_sub_overflow(a.offset.value, b.offset.value, &d) && d > -k_limit &&
+        d < k_limit) {
+      fact.distance = d;
     }
     return fact;
   }

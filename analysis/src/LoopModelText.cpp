@@ -32,6 +32,11 @@ bool is_integer(const std::string& s) {
   return true;
 }
 
+/// A line, column, rank or dimension: digits only, at most 9 of them (fits an int).
+bool is_small_int(const std::string& s) {
+  return is_integer(s) && s.size() <= 9;
+}
+
 class Parser {
 public:
   Parser(std::string file) : file_(std::move(file)) {}
@@ -109,12 +114,12 @@ private:
     while (std::getline(ss, p, ':')) {
       parts.push_back(p);
     }
-    if (parts.size() == 1 && is_integer(parts[0])) {
+    if (parts.size() == 1 && is_small_int(parts[0])) {
       loc.line = std::stoi(parts[0]);
       return loc;
     }
-    if ((parts.size() == 2 || parts.size() == 3) && !parts[0].empty() && is_integer(parts[1]) &&
-        (parts.size() == 2 || is_integer(parts[2]))) {
+    if ((parts.size() == 2 || parts.size() == 3) && !parts[0].empty() && is_small_int(parts[1]) &&
+        (parts.size() == 2 || is_small_int(parts[2]))) {
       loc.file = parts[0];
       loc.line = std::stoi(parts[1]);
       loc.col = parts.size() == 3 ? std::stoi(parts[2]) : 0;
@@ -202,7 +207,7 @@ private:
       }
     } else {
       expect_count(w, 2, 2, "index_space N");
-      if (!is_integer(w[1]) || std::stoi(w[1]) < 1 || std::stoi(w[1]) > 8) {
+      if (!is_small_int(w[1]) || std::stoi(w[1]) < 1 || std::stoi(w[1]) > 8) {
         fail("index_space dimension '" + w[1] + "' is not a number from 1 to 8");
       }
       model_.space = SpaceKind::index_space;
@@ -220,7 +225,7 @@ private:
     if (model_.array(w[1])) {
       fail("array '" + w[1] + "' declared twice");
     }
-    if (!is_integer(w[2]) || std::stoi(w[2]) < 1 || std::stoi(w[2]) > 8) {
+    if (!is_small_int(w[2]) || std::stoi(w[2]) < 1 || std::stoi(w[2]) > 8) {
       fail("rank '" + w[2] + "' of array '" + w[1] + "' is not a number from 1 to 8");
     }
     model_.arrays.push_back({w[1], std::stoi(w[2]), w.size() == 4 ? w[3] : ""});

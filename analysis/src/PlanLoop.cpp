@@ -77,6 +77,11 @@ Plan serial(const LoopModel& model, Plan plan, std::string reason, std::optional
 }
 
 void add_notes(const LoopModel& model, const std::vector<SearchDependence>& deps, Plan& plan) {
+  if (model.ordered && plan.kind != PlanKind::serial && plan.kind != PlanKind::independent &&
+      plan.kind != PlanKind::data_parallel) {
+    plan.notes.push_back("ordered: each block runs its records in ascending key order, and "
+                         "blocks of later steps after those of earlier ones");
+  }
   if (model.space == SpaceKind::dataset) {
     std::vector<std::string> named;
     for (const SearchDependence& d : deps) {

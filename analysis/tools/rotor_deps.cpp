@@ -8,7 +8,7 @@
 #include "rotor/analysis/Plan.h"
 #include "rotor/analysis/PlanText.h"
 
-#include <cstring>
+#include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -60,6 +60,9 @@ int main(int argc, char** argv) {
       }
     } catch (const rotor::analysis::LoopModelError& e) {
       std::cerr << e.what() << "\n";
+      rc = 1;
+    } catch (const std::exception& e) { // a bug, not bad input: still one clear line
+      std::cerr << file << ": error: internal error: " << e.what() << "\n";
       rc = 1;
     }
   }

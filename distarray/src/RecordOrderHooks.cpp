@@ -1,9 +1,24 @@
-#include "rotor/distarray/Dataset.h"
+#include "rotor/distarray/detail/DatasetInternals.h"
 
-// TODO(runtime): the session's order recording / replay installs these (issue 3).
+// Dataset::begin() and the Dataset constructors call these; the runtime's order recorder installs
+// the real behaviour (runtime/src/OrderRecorder.cpp) when the session records or replays.
 namespace rotor::detail {
-bool keep_record_ids() {
-  return false;
+namespace {
+RecordOrderHooks installed_hooks;
+} // namespace
+
+void set_record_order_hooks(const RecordOrderHooks& hooks) {
+  installed_hooks = hooks;
 }
-void replay_reorder(const void*, void*, std::size_t, std::vector<std::uint64_t>&, std::size_t) {}
+
+bool keep_record_ids() {
+  return installed_hooks.keep_ids && installed_hooks.keep_ids();
+}
+
+void replay_reorder(const void* identity, void* records, std::size_t record_bytes,
+                    std::vector<std::uint64_t>& ids, std::size_t count) {
+  if (installed_hooks.on_begin) {
+    installed_hooks.on_begin(identity, records, record_bytes, ids, count);
+  }
+}
 } // namespace rotor::detail

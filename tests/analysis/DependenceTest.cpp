@@ -90,3 +90,19 @@ TEST(Dependence, EntryText) {
 
 } // namespace
 } // namespace rotor::analysis
+
+namespace rotor::analysis {
+namespace {
+
+TEST(Dependence, HugeOffsetsAreUnknownNotOverflow) {
+  LoopModel m = test::model_from("index_space 1\narray A 1\nwrite A[i0]\nread A[i0]\n");
+  m.accesses[0].subscripts[0].offset.value = INT64_MAX;
+  m.accesses[1].subscripts[0].offset.value = INT64_MIN;
+  const auto deps = dependence_vectors(m);
+  ASSERT_EQ(deps.size(), 1u);
+  EXPECT_EQ(deps[0].to_string(), "(*)");
+  EXPECT_EQ(plan_loop(m).kind, PlanKind::serial);
+}
+
+} // namespace
+} // namespace rotor::analysis

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <random>
 #include <sstream>
 
 namespace rotor::analysis {
@@ -111,6 +112,11 @@ const ErrorCase k_errors[] = {
      "t.loop:3: error: 'extra' after the location; the location comes last (before \"text\")"},
     {"index_space_zero", "index_space 0\n",
      "t.loop:1: error: index_space dimension '0' is not a number from 1 to 8"},
+    {"huge_line", "dataset u\narray A 1\nwrite A[u] @x.cpp:99999999999\n",
+     "t.loop:3: error: cannot read location '@x.cpp:99999999999' (expected @LINE, @FILE:LINE or "
+     "@FILE:LINE:COL)"},
+    {"huge_rank", "dataset u\narray A 99999999999\n",
+     "t.loop:2: error: rank '99999999999' of array 'A' is not a number from 1 to 8"},
     {"reduction_without_name", "dataset u\nreduction\n",
      "t.loop:2: error: expected 'reduction NAME [OP]'"},
 };
@@ -167,6 +173,50 @@ TEST(ValidateLoopModel, Problems) {
       "access to 'B' uses key field 5, which does not exist",
   };
   EXPECT_EQ(p, want);
+}
+
+} // namespace
+} // namespace rotor::analysis
+
+namespace rotor::analysis {
+namespace {
+
+/// Damaged model files give LoopModelError or a model, never a crash or another exception; a
+/// model that parses plans without throwing.
+TEST(LoopModelText, DamagedFilesNeverCrash) {
+  const std::string base = "loop a.cpp:3\ndataset u v\nordered\nbuffered B\narray A 2 float\n"
+                           "array B 1\nwrite A[u+1][:] @a.cpp:4 \"A.row(u)\"\nread A[?p[v]][c-2]\n"
+                           "write B[v]\nreduction r +\nescape unknown_call f() @a.cpp:9\n";
+  const std::string alphabet = "[]:?@\"#+-0123456789999999uvABc \n";
+  std::mt19937_64 rng(3);
+  int parsed = 0;
+  for (int i = 0; i < 5000; ++i) {
+    std::string text = base;
+    const int edits = std::uniform_int_distribution<int>(1, 4)(rng);
+    for (int e = 0; e < edits; ++e) {
+      const std::size_t at = std::uniform_int_distribution<std::size_t>(0, text.size() - 1)(rng);
+      const char c =
+          alphabet[std::uniform_int_distribution<std::size_t>(0, alphabet.size() - 1)(rng)];
+      switch (std::uniform_int_distribution<int>(0, 2)(rng)) {
+      case 0:
+        text.erase(at, 1);
+        break;
+      case 1:
+        text.insert(at, 1, c);
+        break;
+      default:
+        text[at] = c;
+      }
+    }
+    try {
+      const LoopModel m = parse_loop_model(text, "d.loop");
+      plan_to_text(m, plan_loop(m));
+      ++parsed;
+    } catch (const LoopModelError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("d.loop", 0), 0u) << e.what();
+    }
+  }
+  EXPECT_GT(parsed, 100);
 }
 
 } // namespace

@@ -9,9 +9,10 @@
 ///   #pragma rotor parallel_for                   ::rotor::codegen::run_loop(
 ///   for (const Rating& r : ratings) {              ::rotor::codegen::LoopSpec{...},
 ///     auto w = W.row(r.user);                      ratings,
-///     ...                                          ::rotor::codegen::keys(&Rating::user, &Rating::item),
-///     loss += e * e;                               std::tie(W, H), std::tie(loss),
-///   }                                              [&](const Rating& r, auto& W, auto& H, auto& loss) {
+///     ...                                          ::rotor::codegen::keys(&Rating::user,
+///     &Rating::item), loss += e * e;                               std::tie(W, H), std::tie(loss),
+///   }                                              [&](const Rating& r, auto& W, auto& H, auto&
+///   loss) {
 ///                                                #line 43 "sgd_mf.cpp"
 ///                                                  auto w = W.row(r.user);
 ///                                                  ...
@@ -46,7 +47,7 @@ struct Dim {
 struct ArraySpec {
   const char* name = "";
   Role role = Role::replicated;
-  int key = -1;         ///< partitioned / rotating / local: the key whose blocks it follows
+  int key = -1; ///< partitioned / rotating / local: the key whose blocks it follows
   bool written = false;
   std::vector<Dim> dims; ///< one per dimension (missing trailing dims: whole)
 };
@@ -60,11 +61,11 @@ struct LoopSpec {
   std::vector<std::vector<std::int64_t>> matrix; ///< unimodular: skew over `fields`
   Kind base = Kind::serial;                      ///< unimodular: the plan on the skewed keys
   bool ordered = false;
-  bool writes_records = false;                   ///< the body writes its record (LDA's topic)
+  bool writes_records = false; ///< the body writes its record (LDA's topic)
   Device device = Device::cpu;
   std::vector<ArraySpec> arrays;
-  std::vector<const char*> reductions;           ///< names, in the order of the reductions tuple
-  const char* reason = "";                       ///< serial: why (for --rotor-verbose)
+  std::vector<const char*> reductions; ///< names, in the order of the reductions tuple
+  const char* reason = "";             ///< serial: why (for --rotor-verbose)
 };
 
 /// The key fields of a record, in declaration order (the analysis' LoopModel::fields).
@@ -73,10 +74,12 @@ template <class Record, class... F> struct KeyList {
   static constexpr int size = sizeof...(F);
   /// Writes the keys of `r` into `out[0..size)`.
   void extract(const Record& r, std::int64_t* out) const {
-    std::apply([&](auto... m) {
-      int i = 0;
-      ((out[i++] = static_cast<std::int64_t>(r.*m)), ...);
-    }, members);
+    std::apply(
+        [&](auto... m) {
+          int i = 0;
+          ((out[i++] = static_cast<std::int64_t>(r.*m)), ...);
+        },
+        members);
   }
 };
 template <class Record, class... F> KeyList<Record, F...> keys(F Record::*... members) {
@@ -92,7 +95,9 @@ template <int N> struct IndexKeys {
     }
   }
 };
-template <int N> IndexKeys<N> index_keys() { return {}; }
+template <int N> IndexKeys<N> index_keys() {
+  return {};
+}
 
 /// Runs the loop under `spec` on this process's workers (all ranks call it, like a collective).
 /// `space` is the Dataset or IndexSpace; `arrays` are the DistArrays the body uses (each bound
@@ -102,7 +107,7 @@ template <int N> IndexKeys<N> index_keys() { return {}; }
 /// worker-private partial starting at the identity, combined into the original afterwards in a
 /// fixed order. Defined in rotor/runtime/RunLoop.h (included by rotor/rotor.h).
 template <class Space, class Keys, class... Arrays, class... Reductions, class Body>
-void run_loop(const LoopSpec& spec, Space& space, const Keys& keys,
-              std::tuple<Arrays&...> arrays, std::tuple<Reductions&...> reductions, Body&& body);
+void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<Arrays&...> arrays,
+              std::tuple<Reductions&...> reductions, Body&& body);
 
 } // namespace rotor::codegen

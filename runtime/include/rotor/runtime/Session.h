@@ -9,13 +9,41 @@
 ///   }
 /// \endcode
 ///
-/// Launched by mpirun it initialises MPI (MPI_Init_thread); otherwise it is a single process.
-/// Settings come from `--rotor-NAME=VALUE` flags (removed from argv) or `ROTOR_NAME` environment
-/// variables: threads, verbose, record-order, replay-order, trace, metrics, checkpoint, ...
-/// Non-root ranks' stdout is discarded so a serial program prints once.
-/// One Session per process; it must outlive every parallel loop.
+/// Launched by mpirun (Open MPI, or any launcher setting PMI_RANK / PMIX_RANK) it initialises
+/// MPI with MPI_Init_thread(MPI_THREAD_SERIALIZED); otherwise it is a single process. Each rank
+/// runs its workers in one TBB arena of `threads()` threads.
+///
+/// Settings come from `--rotor-NAME=VALUE` flags (removed from argv) or `ROTOR_NAME`
+/// environment variables (flags win):
+///   --rotor-threads=N          worker threads per rank (default: cores / ranks on the node)
+///   --rotor-verbose            one line per parallel loop: ranks, threads, plan, time
+///   --rotor-record-order=FILE  write the order in which records were applied (rank 0 writes)
+///   --rotor-replay-order=FILE  a serial run: Dataset::begin() follows the recorded order
+/// An unknown `--rotor-` flag or a bad value throws rotor::SettingsError naming it.
+///
+/// Non-root ranks' stdout is discarded so a serial program prints once; Rotor's own messages go
+/// to stderr with a `[rank R]` prefix. One Session per process; it must outlive every parallel
+/// loop.
+
+#include <iosfwd>
+#include <memory>
+#include <stdexcept>
+#include <string>
 
 namespace rotor {
+
+/// A bad `--rotor-*` flag or `ROTOR_*` variable.
+class SettingsError : public std::invalid_argument {
+public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct SessionSettings {
+  int threads = 0; ///< 0: choose (cores / ranks on this node)
+  bool verbose = false;
+  std::string record_order; ///< empty: off
+  std::string replay_order; ///< empty: off
+};
 
 class Session {
 public:
@@ -24,10 +52,32 @@ public:
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
+  /// The process's session. Throws std::logic_error when none exists.
+  static Session& instance();
+  /// The process's session, or nullptr.
+  static Session* current();
+
   int rank() const;    ///< this process's MPI rank (0 without MPI)
   int ranks() const;   ///< number of MPI ranks (1 without MPI)
   int threads() const; ///< worker threads per rank
+  int workers() const { return ranks() * threads(); }
   bool is_root() const { return rank() == 0; }
+  bool verbose() const;
+  const SessionSettings& settings() const;
+  /// std::cout on rank 0, a stream that discards everything on other ranks.
+  std::ostream& out() const;
+
+  struct State;
+  State* state_ptr() const { return state_.get(); } ///< the runtime's internals
+
+private:
+  std::unique_ptr<State> state_;
 };
+
+namespace detail {
+/// Parses and removes `--rotor-*` flags from argv (argc updated), then fills unset values from
+/// ROTOR_* environment variables when `use_environment`. Throws SettingsError.
+SessionSettings parse_settings(int& argc, char** argv, bool use_environment);
+} // namespace detail
 
 } // namespace rotor

@@ -29,5 +29,5 @@ const AccessGuard*& current_access_guard();
       rotor_guard->check(array, index, count, write);                                              \
   } while (0)
 #else
-#define ROTOR_DETAIL_CHECK_ACCESS(array, index, count, write) ((void)0)
+#define ROTOR_DETAIL_CHECK_ACCESS(array, index, count, write) ((void)(index))
 #endif

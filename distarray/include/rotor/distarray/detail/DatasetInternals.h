@@ -1,0 +1,51 @@
+#pragma once
+/// \file
+/// The runtime's way into a Dataset (friend access): its records, their global ids, replacing
+/// them after a redistribution, and the distribution flag. Not for user code.
+
+#include "rotor/distarray/Dataset.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace rotor::detail {
+
+/// Seam between Dataset and the runtime's order recorder (runtime/src/OrderRecorder.cpp): the
+/// runtime installs these; without them ids are not kept and Dataset::begin() reorders nothing.
+struct RecordOrderHooks {
+  /// True when datasets must keep record ids.
+  bool (*keep_ids)() = nullptr;
+  /// Called by Dataset::begin(): in a replay run, reorders `records` (and `ids`).
+  void (*on_begin)(const void* identity, void* records, std::size_t record_bytes,
+                   std::vector<std::uint64_t>& ids, std::size_t count) = nullptr;
+};
+void set_record_order_hooks(const RecordOrderHooks& hooks);
+
+struct DatasetInternals {
+  template <class R> static std::vector<R>& records(Dataset<R>& d) { return d.records_; }
+  template <class R> static std::vector<std::uint64_t>& ids(Dataset<R>& d) { return d.ids_; }
+  template <class R> static void set_distribution(Dataset<R>& d, Distribution dist) {
+    d.distribution_ = dist;
+  }
+  /// Replaces this rank's share (and ids) after the runtime moved records between ranks.
+  template <class R>
+  static void replace(Dataset<R>& d, std::vector<R> records, std::vector<std::uint64_t> ids,
+                      Distribution dist) {
+    d.records_ = std::move(records);
+    d.ids_ = std::move(ids);
+    d.distribution_ = dist;
+  }
+  /// Gives records ids 0.. (position order) when the dataset has none yet; replicated datasets
+  /// only (distributed ones got theirs from the loader).
+  template <class R> static void ensure_ids(Dataset<R>& d) {
+    if (d.ids_.size() != d.records_.size()) {
+      d.ids_.resize(d.records_.size());
+      for (std::size_t i = 0; i < d.ids_.size(); ++i) {
+        d.ids_[i] = i;
+      }
+    }
+  }
+};
+
+} // namespace rotor::detail

@@ -1,0 +1,101 @@
+#pragma once
+/// \file
+/// The type-erased engine behind rotor::codegen::run_loop. RunLoop.h (templates) adapts the
+/// user's dataset, arrays and body to these interfaces; Engine.cpp (no templates) decides the
+/// layout, the steps and the data movement, and drives the workers. Not for user code.
+
+#include "rotor/runtime/Codegen.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rotor::detail {
+
+/// One bound DistArray, as bytes.
+struct ArrayBinding {
+  const void* identity = nullptr; ///< the DistArray object the body sees
+  char* data = nullptr;
+  std::size_t elem_bytes = 0;
+  int element_type = 0; ///< rotor::detail::ElementType as int
+  std::vector<std::int64_t> shape;
+  std::string name;
+};
+
+/// The iteration space: a Dataset (records, possibly moved between ranks) or an IndexSpace.
+class SpaceAccess {
+public:
+  virtual ~SpaceAccess() = default;
+  virtual bool is_index_space() const = 0;
+  virtual int key_count() const = 0;
+  /// IndexSpace: its extents.
+  virtual std::vector<std::int64_t> extents() const { return {}; }
+  /// Dataset: identity (the Dataset object), records on this rank, distribution.
+  virtual const void* identity() const { return nullptr; }
+  virtual std::size_t local_count() const { return 0; }
+  virtual bool distributed() const { return false; }
+  virtual void keys(std::size_t /*i*/, std::int64_t* /*out*/) const {}
+  virtual std::size_t record_bytes() const { return 0; }
+  virtual char* record_data() { return nullptr; }
+  /// Record ids (empty when not kept).
+  virtual std::vector<std::uint64_t>& ids() = 0;
+  /// Gives every record an id (global position) if it has none.
+  virtual void ensure_ids() {}
+  /// Replaces this rank's records (after a move between ranks).
+  virtual void replace(std::vector<char> /*bytes*/, std::vector<std::uint64_t> /*ids*/,
+                       bool /*distributed*/) {}
+};
+
+/// What workers run. `slot` is the worker's index on this rank (0 .. threads-1).
+class CellRunner {
+public:
+  virtual ~CellRunner() = default;
+  /// Dataset: local records [begin, end), in that order. Returns false to stop (serial `break`).
+  virtual bool run_records(int slot, std::size_t begin, std::size_t end) = 0;
+  /// IndexSpace: the points of the half-open box [lo, hi), row-major.
+  virtual bool run_box(int slot, const std::int64_t* lo, const std::int64_t* hi) = 0;
+  /// Dataset in a transformed (unimodular) order: the listed local records, in that order.
+  virtual bool run_list(int slot, const std::size_t* indices, std::size_t count) = 0;
+};
+
+/// How the engine ran the loop, for the template's reductions and buffered merge.
+struct ExecutionInfo {
+  int slots = 1;          ///< worker slots used on this rank
+  bool redundant = false; ///< every rank ran every record (serial plans): no cross-rank combine
+  std::string mode;       ///< for --rotor-verbose
+};
+
+/// Prepares the loop: decides the execution mode and the number of slots on this rank.
+/// `arrays_alias` forces a serial run (two bound arrays are one object).
+ExecutionInfo plan_execution(const codegen::LoopSpec& spec, SpaceAccess& space, bool arrays_alias);
+
+/// Runs the loop as `info` says, moving array blocks between ranks and syncing written arrays
+/// at the end. Buffered arrays are not in `arrays` (the template merges them). `private_arrays`
+/// lists the identities of worker-private copies (allowed everywhere by the access check).
+void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<ArrayBinding>& arrays,
+             const std::vector<int>& spec_index, const std::vector<const void*>& private_arrays,
+             CellRunner& runner, const ExecutionInfo& info);
+
+/// Communication of the last parallel loop on this rank (benchmarks, --rotor-verbose).
+struct LoopStats {
+  double transfer_s = 0; ///< time blocks were in flight between ranks
+  double exposed_s = 0;  ///< of that, time the rank waited for them with nothing to compute
+  std::size_t bytes = 0; ///< bytes this rank sent during the loop
+};
+LoopStats& last_stats();
+
+/// Collectives the templates need (over the session's Comm).
+int session_rank();
+int session_ranks();
+int session_threads();
+void allreduce_sum_elements(void* values, std::size_t count, int element_type);
+std::vector<char> allgather_bytes(const void* data, std::size_t bytes,
+                                  std::vector<std::size_t>& offsets);
+/// Aborts every rank with `message` when several ranks run (an error inside a loop cannot be
+/// recovered collectively); returns normally in a single process.
+void abort_if_distributed(const char* message);
+/// Prints a note once, on rank 0's stderr.
+void note(const std::string& message);
+
+} // namespace rotor::detail

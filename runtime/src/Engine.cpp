@@ -1,0 +1,930 @@
+#include "rotor/runtime/detail/Engine.h"
+
+#include "Box.h"
+#include "Comm.h"
+#include "Layout.h"
+#include "OrderRecorder.h"
+#include "SessionState.h"
+#include "rotor/distarray/detail/AccessCheck.h"
+
+#include <oneapi/tbb/parallel_for.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace rotor::detail {
+namespace {
+
+using codegen::Kind;
+using Clock = std::chrono::steady_clock;
+
+std::string where(const codegen::LoopSpec& spec) {
+  return std::string(spec.file) + ":" + std::to_string(spec.line);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Access check: the guard a worker thread holds while it runs a cell.
+
+struct ArrayCheck {
+  const void* identity = nullptr;
+  std::string name;
+  std::vector<std::int64_t> shape;
+  Box allowed; ///< empty lo: everything allowed
+};
+
+class CellGuard final : public AccessGuard {
+public:
+  CellGuard(const codegen::LoopSpec& spec, std::vector<ArrayCheck> arrays, int worker, int step)
+      : spec_(spec), arrays_(std::move(arrays)), worker_(worker), step_(step) {}
+  void check(const void* array, const std::int64_t* index, int count, bool) const override {
+    for (const ArrayCheck& a : arrays_) {
+      if (a.identity != array) {
+        continue;
+      }
+      bool ok = true;
+      for (int d = 0; d < count && ok; ++d) {
+        const std::int64_t lo = a.allowed.lo.empty() ? 0 : a.allowed.lo[d];
+        const std::int64_t hi = a.allowed.lo.empty() ? a.shape[d] : a.allowed.hi[d];
+        if (index[d] == -1) {
+          ok = lo == 0 && hi == a.shape[d];
+        } else {
+          ok = index[d] >= lo && index[d] < hi && index[d] < a.shape[d];
+        }
+      }
+      if (!ok) {
+        fail(a, index, count);
+      }
+      return;
+    }
+  }
+
+private:
+  [[noreturn]] void fail(const ArrayCheck& a, const std::int64_t* index, int count) const {
+    std::ostringstream msg;
+    msg << "[rank " << comm().rank() << "] rotor: access check failed in the loop at "
+        << where(spec_) << " (plan " << kind_name(spec_.kind) << "): " << a.name << "(";
+    for (int d = 0; d < count; ++d) {
+      msg << (d ? ", " : "");
+      if (index[d] == -1) {
+        msg << ":";
+      } else {
+        msg << index[d];
+      }
+    }
+    msg << ") is outside the block of worker " << worker_ << " at step " << step_ << ", ";
+    for (std::size_t d = 0; d < a.shape.size(); ++d) {
+      msg << (d ? " x " : "") << "[" << (a.allowed.lo.empty() ? 0 : a.allowed.lo[d]) << ", "
+          << (a.allowed.lo.empty() ? a.shape[d] : a.allowed.hi[d]) << ")";
+    }
+    msg << " (the plan's footprint is wrong, or the body indexes the array by something the "
+           "analysis did not see)";
+    throw std::logic_error(msg.str());
+  }
+
+  const codegen::LoopSpec& spec_;
+  std::vector<ArrayCheck> arrays_;
+  int worker_, step_;
+};
+
+struct GuardScope {
+  explicit GuardScope(const AccessGuard* g) { current_access_guard() = g; }
+  ~GuardScope() { current_access_guard() = nullptr; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Footprints and the movement plan
+
+Box whole(const std::vector<std::int64_t>& shape) {
+  Box b;
+  b.lo.assign(shape.size(), 0);
+  b.hi = shape;
+  return b;
+}
+
+/// The elements of array `a` that cell `cell` may touch.
+Box footprint(const codegen::LoopSpec& spec, int spec_array, const ArrayBinding& a,
+              const Schedule& s, int cell) {
+  Box b = whole(a.shape);
+  const auto& dims = spec.arrays[spec_array].dims;
+  for (std::size_t d = 0; d < a.shape.size() && d < dims.size(); ++d) {
+    const codegen::Dim& dim = dims[d];
+    if (dim.key < 0) {
+      continue;
+    }
+    for (int j = 0; j < s.fields(); ++j) {
+      if (s.field_keys[j] != dim.key) {
+        continue;
+      }
+      const int blk = s.coordinate(cell, j);
+      const std::int64_t first = s.block_first(j, blk), end = s.block_end(j, blk);
+      if (first >= end) {
+        b.hi[d] = b.lo[d]; // empty block: touches nothing
+        break;
+      }
+      b.lo[d] = std::max<std::int64_t>(0, first + dim.lo);
+      b.hi[d] = std::min<std::int64_t>(a.shape[d], end + dim.hi);
+      break;
+    }
+  }
+  return b;
+}
+
+/// True when some dimension of the array follows a partition field (its blocks move as boxes);
+/// otherwise a written array is synced by comparing against a snapshot.
+bool follows_fields(const codegen::LoopSpec& spec, int spec_array, const Schedule& s) {
+  for (const codegen::Dim& dim : spec.arrays[spec_array].dims) {
+    for (int fk : s.field_keys) {
+      if (dim.key >= 0 && dim.key == fk) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+struct Transfer {
+  int after_step = 0;
+  int needed_by = 0; ///< the step whose cell first reads it on the receiving rank
+  int from = 0, to = 0;
+  int array = 0; ///< index into the bindings
+  Box box;
+};
+
+struct MovePlan {
+  std::vector<Transfer> transfers;         ///< in-loop, ordered by step
+  std::vector<std::vector<Box>> end_owned; ///< [array] boxes, with end_owner
+  std::vector<std::vector<int>> end_owner;
+  std::vector<int> box_arrays;  ///< arrays moved as boxes
+  std::vector<int> diff_arrays; ///< written arrays synced by difference
+};
+
+MovePlan plan_moves(const codegen::LoopSpec& spec, const std::vector<ArrayBinding>& arrays,
+                    const std::vector<int>& spec_index, const Schedule& s) {
+  MovePlan plan;
+  const int steps = static_cast<int>(s.steps.size());
+  plan.end_owned.resize(arrays.size());
+  plan.end_owner.resize(arrays.size());
+  for (std::size_t ai = 0; ai < arrays.size(); ++ai) {
+    const int si = spec_index[ai];
+    const codegen::ArraySpec& as = spec.arrays[si];
+    if (!as.written || as.role == codegen::Role::replicated) {
+      continue;
+    }
+    if (!follows_fields(spec, si, s)) {
+      plan.diff_arrays.push_back(static_cast<int>(ai));
+      continue;
+    }
+    plan.box_arrays.push_back(static_cast<int>(ai));
+    std::vector<std::vector<Box>> fp(steps);
+    for (int st = 0; st < steps; ++st) {
+      fp[st].resize(s.workers);
+      for (int w = 0; w < s.workers; ++w) {
+        const int cell = s.steps[st][w];
+        if (cell >= 0) {
+          fp[st][w] = footprint(spec, si, arrays[ai], s, cell);
+        }
+      }
+    }
+    // after a cell runs, what it holds goes to the ranks of the next cells that touch it
+    for (int st = 0; st < steps; ++st) {
+      for (int w = 0; w < s.workers; ++w) {
+        if (s.steps[st][w] < 0 || fp[st][w].empty()) {
+          continue;
+        }
+        Region remaining{fp[st][w]};
+        for (int v = 0; v < w; ++v) { // shared with a lower worker of the same step: it sends
+          if (s.steps[st][v] >= 0 && !fp[st][v].empty()) {
+            remaining = subtract(remaining, fp[st][v]);
+          }
+        }
+        const int from = s.rank_of_worker(w);
+        for (int later = st + 1; later < steps && !remaining.empty(); ++later) {
+          std::vector<int> hit;
+          for (int x = 0; x < s.workers; ++x) {
+            if (s.steps[later][x] < 0 || fp[later][x].empty()) {
+              continue;
+            }
+            Region part = intersect(remaining, fp[later][x]);
+            if (part.empty()) {
+              continue;
+            }
+            hit.push_back(x);
+            const int to = s.rank_of_worker(x);
+            if (to != from) {
+              for (Box& b : part) {
+                plan.transfers.push_back(Transfer{st, later, from, to, static_cast<int>(ai), b});
+              }
+            }
+          }
+          for (int x : hit) {
+            remaining = subtract(remaining, fp[later][x]);
+          }
+        }
+      }
+    }
+    // at the end, each element comes from the rank of the last cell that touched it
+    Region claimed;
+    for (int st = steps - 1; st >= 0; --st) {
+      for (int w = 0; w < s.workers; ++w) {
+        if (s.steps[st][w] < 0 || fp[st][w].empty()) {
+          continue;
+        }
+        Region mine{fp[st][w]};
+        for (const Box& c : claimed) {
+          mine = subtract(mine, c);
+        }
+        for (Box& b : mine) {
+          plan.end_owned[ai].push_back(b);
+          plan.end_owner[ai].push_back(s.rank_of_worker(w));
+        }
+        claimed.push_back(fp[st][w]);
+      }
+    }
+  }
+  std::stable_sort(
+      plan.transfers.begin(), plan.transfers.end(),
+      [](const Transfer& a, const Transfer& b) { return a.after_step < b.after_step; });
+  return plan;
+}
+
+std::size_t box_bytes(const Box& b, const ArrayBinding& a) {
+  return static_cast<std::size_t>(b.volume()) * a.elem_bytes;
+}
+
+struct CommStats {
+  double transfer_s = 0; ///< from posting a batch to seeing it complete
+  double exposed_s = 0;  ///< of that, time the rank waited with no cell running
+  std::size_t bytes = 0;
+};
+
+/// Moves blocks between ranks: the transfers after a step are posted at once (packed copies),
+/// and their receives are completed only before the step that first needs them, so they travel
+/// while the workers compute. The calling thread drives MPI progress (poll()) meanwhile.
+class Mover {
+public:
+  Mover(const MovePlan& plan, std::vector<ArrayBinding>& arrays, CommStats& stats)
+      : plan_(plan), arrays_(arrays), stats_(stats) {}
+
+  /// Posts the transfers produced by step `st`.
+  void post(int st) {
+    Comm& c = comm();
+    const int me = c.rank(), ranks = c.size();
+    Batch b;
+    b.needed_by = INT32_MAX;
+    b.in.resize(ranks);
+    std::vector<std::vector<const Transfer*>> out(ranks);
+    while (cursor_ < plan_.transfers.size() && plan_.transfers[cursor_].after_step == st) {
+      const Transfer& t = plan_.transfers[cursor_++];
+      if (t.from == me) {
+        out[t.to].push_back(&t);
+      } else if (t.to == me) {
+        b.in[t.from].push_back(&t);
+        b.needed_by = std::min(b.needed_by, t.needed_by);
+      }
+    }
+    const int tag = st % 30000;
+    b.recv_buf.resize(ranks);
+    for (int r = 0; r < ranks; ++r) {
+      std::size_t bytes = 0;
+      for (const Transfer* t : b.in[r]) {
+        bytes += box_bytes(t->box, arrays_[t->array]);
+      }
+      if (bytes) {
+        b.recv_buf[r].resize(bytes);
+        b.recvs.push_back(c.irecv(b.recv_buf[r].data(), bytes, r, tag));
+      }
+    }
+    for (int r = 0; r < ranks; ++r) {
+      std::size_t bytes = 0;
+      for (const Transfer* t : out[r]) {
+        bytes += box_bytes(t->box, arrays_[t->array]);
+      }
+      if (!bytes) {
+        continue;
+      }
+      sends_.emplace_back();
+      Send& snd = sends_.back();
+      snd.buffer.resize(bytes);
+      std::size_t off = 0;
+      for (const Transfer* t : out[r]) {
+        const ArrayBinding& a = arrays_[t->array];
+        off += pack_box(a.data, a.shape, a.elem_bytes, t->box, snd.buffer.data() + off);
+      }
+      stats_.bytes += bytes;
+      snd.request.push_back(c.isend(snd.buffer.data(), bytes, r, tag));
+    }
+    if (!b.recvs.empty()) {
+      b.posted = Clock::now();
+      batches_.push_back(std::move(b));
+    }
+  }
+
+  /// Completes and applies every receive needed before step `st` runs.
+  void complete_needed(int st) {
+    for (Batch& b : batches_) {
+      if (!b.applied && b.needed_by <= st) {
+        finish(b);
+      }
+    }
+    prune();
+  }
+
+  /// Lets MPI progress pending transfers (called while workers compute).
+  void poll() {
+    Comm& c = comm();
+    for (Batch& b : batches_) {
+      if (!b.arrived && c.test_all(b.recvs)) {
+        b.arrived = true;
+        stats_.transfer_s += std::chrono::duration<double>(Clock::now() - b.posted).count();
+      }
+    }
+    for (Send& snd : sends_) {
+      c.test_all(snd.request);
+    }
+  }
+  bool idle() const { return batches_.empty() && sends_.empty(); }
+
+  void complete_all() {
+    for (Batch& b : batches_) {
+      if (!b.applied) {
+        finish(b);
+      }
+    }
+    batches_.clear();
+    for (Send& snd : sends_) {
+      comm().wait_all(snd.request);
+    }
+    sends_.clear();
+  }
+
+private:
+  struct Batch {
+    int needed_by = 0;
+    std::vector<std::vector<const Transfer*>> in;
+    std::vector<std::vector<char>> recv_buf;
+    std::vector<Comm::Request> recvs;
+    Clock::time_point posted;
+    bool arrived = false, applied = false;
+  };
+  struct Send {
+    std::vector<char> buffer;
+    std::vector<Comm::Request> request;
+  };
+
+  void finish(Batch& b) {
+    if (!b.arrived) {
+      const auto t = Clock::now();
+      comm().wait_all(b.recvs);
+      const auto done = Clock::now();
+      stats_.exposed_s += std::chrono::duration<double>(done - t).count();
+      stats_.transfer_s += std::chrono::duration<double>(done - b.posted).count();
+      b.arrived = true;
+    }
+    for (std::size_t r = 0; r < b.in.size(); ++r) {
+      std::size_t off = 0;
+      for (const Transfer* t : b.in[r]) {
+        ArrayBinding& a = arrays_[t->array];
+        off += unpack_box(a.data, a.shape, a.elem_bytes, t->box, b.recv_buf[r].data() + off);
+      }
+    }
+    b.applied = true;
+  }
+  void prune() {
+    batches_.erase(
+        std::remove_if(batches_.begin(), batches_.end(), [](const Batch& b) { return b.applied; }),
+        batches_.end());
+    sends_.erase(std::remove_if(sends_.begin(), sends_.end(),
+                                [](const Send& s) { return s.request.empty(); }),
+                 sends_.end());
+  }
+
+  const MovePlan& plan_;
+  std::vector<ArrayBinding>& arrays_;
+  CommStats& stats_;
+  std::size_t cursor_ = 0;
+  std::vector<Batch> batches_;
+  std::deque<Send> sends_;
+};
+
+/// Makes every rank's copy of the box-moved arrays whole: each rank sends what it owns last.
+void end_sync(const MovePlan& plan, std::vector<ArrayBinding>& arrays) {
+  Comm& c = comm();
+  const int me = c.rank();
+  std::vector<char> mine;
+  for (int ai : plan.box_arrays) {
+    const ArrayBinding& a = arrays[ai];
+    for (std::size_t k = 0; k < plan.end_owned[ai].size(); ++k) {
+      if (plan.end_owner[ai][k] == me) {
+        const Box& b = plan.end_owned[ai][k];
+        std::size_t at = mine.size();
+        mine.resize(at + box_bytes(b, a));
+        pack_box(a.data, a.shape, a.elem_bytes, b, mine.data() + at);
+      }
+    }
+  }
+  std::vector<std::size_t> offsets;
+  std::vector<char> all = c.allgatherv(mine.data(), mine.size(), offsets);
+  for (int r = 0; r < c.size(); ++r) {
+    if (r == me) {
+      continue;
+    }
+    std::size_t off = offsets[r];
+    for (int ai : plan.box_arrays) {
+      ArrayBinding& a = arrays[ai];
+      for (std::size_t k = 0; k < plan.end_owned[ai].size(); ++k) {
+        if (plan.end_owner[ai][k] == r) {
+          off += unpack_box(a.data, a.shape, a.elem_bytes, plan.end_owned[ai][k], all.data() + off);
+        }
+      }
+    }
+  }
+}
+
+/// Written arrays whose blocks do not follow the partition: every rank sends the elements it
+/// changed (compared with a snapshot from before the loop); applied in rank order.
+void diff_sync(const std::vector<int>& diff_arrays, std::vector<ArrayBinding>& arrays,
+               const std::vector<std::vector<char>>& snapshots) {
+  Comm& c = comm();
+  for (std::size_t k = 0; k < diff_arrays.size(); ++k) {
+    ArrayBinding& a = arrays[diff_arrays[k]];
+    const std::vector<char>& before = snapshots[k];
+    std::vector<char> mine;
+    const std::size_t n = before.size() / a.elem_bytes;
+    for (std::size_t i = 0; i < n; ++i) {
+      const char* now = a.data + i * a.elem_bytes;
+      if (std::memcmp(now, before.data() + i * a.elem_bytes, a.elem_bytes) != 0) {
+        std::uint64_t idx = i;
+        const char* ip = reinterpret_cast<const char*>(&idx);
+        mine.insert(mine.end(), ip, ip + sizeof idx);
+        mine.insert(mine.end(), now, now + a.elem_bytes);
+      }
+    }
+    std::vector<std::size_t> offsets;
+    std::vector<char> all = c.allgatherv(mine.data(), mine.size(), offsets);
+    for (int r = 0; r < c.size(); ++r) {
+      if (r == c.rank()) {
+        continue;
+      }
+      for (std::size_t off = offsets[r]; off < offsets[r + 1];
+           off += sizeof(std::uint64_t) + a.elem_bytes) {
+        std::uint64_t idx = 0;
+        std::memcpy(&idx, all.data() + off, sizeof idx);
+        std::memcpy(a.data + idx * a.elem_bytes, all.data() + off + sizeof idx, a.elem_bytes);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Index spaces in a skewed (unimodular) order: the points become records of a list.
+
+class PointList final : public SpaceAccess {
+public:
+  explicit PointList(std::vector<std::int64_t> extents) : extents_(std::move(extents)) {
+    std::size_t n = 1;
+    for (auto e : extents_) {
+      n *= static_cast<std::size_t>(e);
+    }
+    points_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      points_[i] = i;
+    }
+  }
+  bool is_index_space() const override { return false; }
+  int key_count() const override { return static_cast<int>(extents_.size()); }
+  const void* identity() const override { return this; }
+  std::size_t local_count() const override { return points_.size(); }
+  void keys(std::size_t i, std::int64_t* out) const override {
+    std::size_t p = points_[i];
+    for (int d = key_count() - 1; d >= 0; --d) {
+      out[d] = static_cast<std::int64_t>(p % static_cast<std::size_t>(extents_[d]));
+      p /= static_cast<std::size_t>(extents_[d]);
+    }
+  }
+  std::size_t record_bytes() const override { return sizeof(std::size_t); }
+  char* record_data() override { return reinterpret_cast<char*>(points_.data()); }
+  std::vector<std::uint64_t>& ids() override { return ids_; }
+  const std::size_t* points() const { return points_.data(); }
+
+private:
+  std::vector<std::int64_t> extents_;
+  std::vector<std::size_t> points_;
+  std::vector<std::uint64_t> ids_;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+enum class Mode { serial, threads, distributed };
+
+Mode mode_of(const ExecutionInfo& info) {
+  if (info.mode.rfind("serial", 0) == 0) {
+    return Mode::serial;
+  }
+  if (info.mode.rfind("threads", 0) == 0) {
+    return Mode::threads;
+  }
+  return Mode::distributed;
+}
+
+std::vector<int> partition_fields(const codegen::LoopSpec& spec, const SpaceAccess& space) {
+  std::vector<int> f = spec.fields;
+  Kind kind = spec.kind == Kind::unimodular ? spec.base : spec.kind;
+  if (f.empty() && space.is_index_space() &&
+      (kind == Kind::independent || kind == Kind::data_parallel || kind == Kind::one_d)) {
+    f.push_back(0); // dense points: split the first dimension
+  }
+  if (kind == Kind::independent || kind == Kind::data_parallel || kind == Kind::one_d) {
+    if (f.size() > 1) {
+      f.resize(1);
+    }
+  }
+  return f;
+}
+
+/// Makes a distributed dataset whole on every rank (serial and skewed runs).
+void replicate(SpaceAccess& space) {
+  Comm& c = comm();
+  if (space.is_index_space() || !space.distributed()) {
+    return;
+  }
+  if (c.size() == 1) {
+    space.replace(
+        std::vector<char>(space.record_data(),
+                          space.record_data() + space.local_count() * space.record_bytes()),
+        space.ids(), false);
+    return;
+  }
+  std::vector<std::size_t> offs;
+  std::vector<char> all =
+      c.allgatherv(space.record_data(), space.local_count() * space.record_bytes(), offs);
+  std::vector<std::uint64_t> ids;
+  if (!space.ids().empty()) {
+    std::vector<std::size_t> id_offs;
+    std::vector<char> id_bytes =
+        c.allgatherv(space.ids().data(), space.ids().size() * sizeof(std::uint64_t), id_offs);
+    ids.resize(id_bytes.size() / sizeof(std::uint64_t));
+    std::memcpy(ids.data(), id_bytes.data(), id_bytes.size());
+  }
+  space.replace(std::move(all), std::move(ids), false);
+}
+
+/// Runs `fn(slot)` for the slots in `active` concurrently in the session's arena.
+template <class Fn> void run_slots(const std::vector<int>& active, Fn&& fn) {
+  if (active.size() == 1) {
+    fn(active[0]);
+    return;
+  }
+  if (active.empty()) {
+    return;
+  }
+  session_state().arena->execute([&] {
+    oneapi::tbb::parallel_for(
+        std::size_t{0}, active.size(), std::size_t{1}, [&](std::size_t i) { fn(active[i]); },
+        oneapi::tbb::simple_partitioner());
+  });
+}
+
+/// Like run_slots, but the slots run on the arena's worker threads while this thread calls
+/// `poll()` (MPI progress for transfers in flight) until they are done.
+template <class Fn, class Poll>
+void run_slots_polling(const std::vector<int>& active, Fn&& fn, Poll&& poll) {
+  std::atomic<int> remaining{static_cast<int>(active.size())};
+  std::exception_ptr error;
+  std::atomic<bool> failed{false};
+  for (int slot : active) {
+    session_state().arena->enqueue([&, slot] {
+      try {
+        fn(slot);
+      } catch (...) {
+        if (!failed.exchange(true)) {
+          error = std::current_exception();
+        }
+      }
+      remaining.fetch_sub(1, std::memory_order_acq_rel);
+    });
+  }
+  while (remaining.load(std::memory_order_acquire) > 0) {
+    poll();
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+  if (error) {
+    std::rethrow_exception(error);
+  }
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+LoopStats& last_stats() {
+  static LoopStats stats;
+  return stats;
+}
+
+int session_rank() {
+  return comm().rank();
+}
+int session_ranks() {
+  return comm().size();
+}
+int session_threads() {
+  return session_state().threads;
+}
+void allreduce_sum_elements(void* values, std::size_t count, int element_type) {
+  comm().allreduce_sum_typed(values, count, element_type);
+}
+std::vector<char> allgather_bytes(const void* data, std::size_t bytes,
+                                  std::vector<std::size_t>& offsets) {
+  return comm().allgatherv(data, bytes, offsets);
+}
+void abort_if_distributed(const char* message) {
+  if (comm().size() > 1) {
+    comm().abort(message);
+  }
+}
+void note(const std::string& message) {
+  if (comm().rank() == 0) {
+    std::fprintf(stderr, "%s\n", message.c_str());
+  }
+}
+
+ExecutionInfo plan_execution(const codegen::LoopSpec& spec, SpaceAccess& space, bool arrays_alias) {
+  for (int f : spec.fields) {
+    if (f < 0 || f >= space.key_count()) {
+      throw std::invalid_argument("rotor: the loop at " + where(spec) + ": partition field " +
+                                  std::to_string(f) + " is not one of the " +
+                                  std::to_string(space.key_count()) + " keys");
+    }
+  }
+  ExecutionInfo info;
+  const int threads = session_state().threads;
+  Kind kind = spec.kind;
+  std::vector<int> fields = partition_fields(spec, space);
+  const bool needs_fields = kind == Kind::one_d || kind == Kind::rotation ||
+                            kind == Kind::wavefront || kind == Kind::unimodular;
+  if (arrays_alias) {
+    note("rotor: " + where(spec) + ": two bound arrays are the same object; running serially");
+    kind = Kind::serial;
+  } else if (needs_fields && fields.empty()) {
+    note("rotor: " + where(spec) + ": plan " + kind_name(kind) +
+         " without partition fields; running serially");
+    kind = Kind::serial;
+  }
+  if (kind == Kind::serial) {
+    info.slots = 1;
+    info.redundant = true;
+    info.mode = "serial";
+  } else if (kind == Kind::unimodular) {
+    info.slots = threads;
+    info.redundant = true;
+    info.mode = "threads";
+  } else {
+    info.slots = threads;
+    info.redundant = false;
+    info.mode = "distributed";
+  }
+  return info;
+}
+
+void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<ArrayBinding>& arrays,
+             const std::vector<int>& spec_index, const std::vector<const void*>& private_arrays,
+             CellRunner& runner, const ExecutionInfo& info) {
+  (void)private_arrays;
+  Comm& c = comm();
+  const auto t0 = Clock::now();
+  const Mode mode = mode_of(info);
+  const int threads = info.slots;
+  const bool want_order = order_wanted() && !space.is_index_space();
+  std::string summary;
+
+  if (mode == Mode::serial) {
+    replicate(space);
+    if (want_order) {
+      space.ensure_ids();
+    }
+    if (space.is_index_space()) {
+      std::vector<std::int64_t> ext = space.extents();
+      std::vector<std::int64_t> lo(ext.size(), 0);
+      runner.run_box(0, lo.data(), ext.data());
+    } else {
+      runner.run_records(0, 0, space.local_count());
+      if (want_order) {
+        record_loop_order(space.identity(), spec.file, spec.line, space.ids());
+      }
+    }
+    summary = "serial on every rank" + std::string(*spec.reason ? " (" : "") + spec.reason +
+              (*spec.reason ? ")" : "");
+  } else {
+    const bool skewed = mode == Mode::threads;
+    LayoutRequest req;
+    req.spec = &spec;
+    req.kind = skewed ? spec.base : spec.kind;
+    if (skewed && req.kind == Kind::unimodular) {
+      req.kind = Kind::serial;
+    }
+    req.field_keys = partition_fields(spec, space);
+    req.threads = threads;
+    req.ranks = skewed ? 1 : c.size();
+    req.rank = skewed ? 0 : c.rank();
+    req.workers = req.ranks * threads;
+    req.ordered = spec.ordered || skewed || req.kind == Kind::wavefront;
+    req.matrix = skewed ? &spec.matrix : nullptr;
+    if (req.kind == Kind::serial) { // skewed serial base: one worker, skewed order
+      req.kind = Kind::one_d;
+      req.workers = 1;
+    }
+    if (skewed) {
+      replicate(space);
+    }
+    if (want_order) {
+      space.ensure_ids();
+    }
+
+    std::unique_ptr<PointList> points;
+    SpaceAccess* records = &space;
+    if (space.is_index_space() && skewed) {
+      points = std::make_unique<PointList>(space.extents());
+      records = points.get();
+    }
+    const bool boxes = space.is_index_space() && !skewed;
+    Schedule sched;
+    const RecordLayout* layout = nullptr;
+    if (boxes) {
+      sched = index_schedule(req, space.extents());
+    } else {
+      layout = &record_layout(req, *records);
+      sched = layout->schedule;
+    }
+
+    const bool move = req.ranks > 1;
+    MovePlan moves;
+    std::vector<std::vector<char>> snapshots;
+    if (move) {
+      moves = plan_moves(spec, arrays, spec_index, sched);
+      for (int ai : moves.diff_arrays) {
+        const ArrayBinding& a = arrays[ai];
+        std::size_t n = a.elem_bytes;
+        for (auto e : a.shape) {
+          n *= static_cast<std::size_t>(e);
+        }
+        snapshots.emplace_back(a.data, a.data + n);
+      }
+    }
+
+    // the access check's allowed boxes per cell; DistArray asks only in code compiled with
+    // ROTOR_CHECK_ACCESS, so the guard costs one thread-local store per cell otherwise
+    const bool checking = true;
+    auto checks_for = [&](int cell) {
+      std::vector<ArrayCheck> out;
+      for (std::size_t ai = 0; ai < arrays.size(); ++ai) {
+        ArrayCheck ch;
+        ch.identity = arrays[ai].identity;
+        ch.name = arrays[ai].name;
+        ch.shape = arrays[ai].shape;
+        const int si = spec_index[ai];
+        if (!skewed && spec.arrays[si].role != codegen::Role::replicated &&
+            follows_fields(spec, si, sched)) {
+          ch.allowed = footprint(spec, si, arrays[ai], sched, cell);
+        }
+        out.push_back(std::move(ch));
+      }
+      return out;
+    };
+
+    CommStats stats;
+    Mover mover(moves, arrays, stats);
+    std::vector<std::uint64_t> my_order;  // ids in (step, slot) order
+    std::vector<std::uint64_t> my_counts; // per (step, slot)
+    const int first_worker = req.rank * threads;
+    std::exception_ptr error;
+    for (std::size_t st = 0; st < sched.steps.size(); ++st) {
+      std::vector<int> active;
+      for (int t = 0; t < threads; ++t) {
+        if (sched.steps[st][first_worker + t] >= 0) {
+          active.push_back(t);
+        }
+      }
+      if (move) {
+        mover.complete_needed(static_cast<int>(st));
+      }
+      auto run_cell = [&](int t) {
+        const int cell = sched.steps[st][first_worker + t];
+        CellGuard guard(spec, checking ? checks_for(cell) : std::vector<ArrayCheck>{},
+                        first_worker + t, static_cast<int>(st));
+        GuardScope scope(checking ? &guard : nullptr);
+        if (boxes) {
+          std::vector<std::int64_t> ext = space.extents();
+          std::vector<std::int64_t> lo(ext.size(), 0), hi(ext);
+          for (int j = 0; j < sched.fields(); ++j) {
+            const int b = sched.coordinate(cell, j);
+            lo[sched.field_keys[j]] = sched.block_first(j, b);
+            hi[sched.field_keys[j]] = sched.block_end(j, b);
+          }
+          runner.run_box(t, lo.data(), hi.data());
+        } else if (points) {
+          runner.run_list(t, points->points() + layout->seg_begin[cell],
+                          layout->seg_end[cell] - layout->seg_begin[cell]);
+        } else {
+          runner.run_records(t, layout->seg_begin[cell], layout->seg_end[cell]);
+        }
+      };
+      try {
+        if (move && !mover.idle()) {
+          run_slots_polling(active, run_cell, [&] { mover.poll(); });
+        } else {
+          run_slots(active, run_cell);
+        }
+      } catch (...) {
+        error = std::current_exception();
+      }
+      if (error) {
+        if (c.size() > 1) {
+          std::string msg = "rotor: the loop failed";
+          try {
+            std::rethrow_exception(error);
+          } catch (const std::exception& e) {
+            msg = e.what();
+          } catch (...) {
+          }
+          c.abort(msg.c_str());
+        }
+        std::rethrow_exception(error);
+      }
+      if (want_order) {
+        for (int t = 0; t < threads; ++t) {
+          const int cell = sched.steps[st][first_worker + t];
+          std::size_t cnt = 0;
+          if (cell >= 0 && layout) {
+            for (std::size_t i = layout->seg_begin[cell]; i < layout->seg_end[cell]; ++i) {
+              my_order.push_back(space.ids()[i]);
+            }
+            cnt = layout->seg_end[cell] - layout->seg_begin[cell];
+          }
+          my_counts.push_back(cnt);
+        }
+      }
+      if (move) {
+        mover.post(static_cast<int>(st));
+      }
+    }
+    if (move) {
+      mover.complete_all();
+      end_sync(moves, arrays);
+      diff_sync(moves.diff_arrays, arrays, snapshots);
+    }
+    if (want_order) {
+      std::vector<std::uint64_t> global;
+      if (req.ranks == 1) {
+        global = my_order;
+      } else {
+        std::vector<std::uint64_t> mine = my_counts;
+        mine.insert(mine.end(), my_order.begin(), my_order.end());
+        std::vector<std::size_t> offs;
+        std::vector<char> all = c.allgatherv(mine.data(), mine.size() * 8, offs);
+        const std::size_t steps = sched.steps.size();
+        std::vector<std::size_t> cursor_r(c.size());
+        for (int r = 0; r < c.size(); ++r) {
+          cursor_r[r] = offs[r] / 8 + steps * threads;
+        }
+        const auto* words = reinterpret_cast<const std::uint64_t*>(all.data());
+        for (std::size_t st = 0; st < steps; ++st) {
+          for (int r = 0; r < c.size(); ++r) {
+            for (int t = 0; t < threads; ++t) {
+              const std::uint64_t cnt = words[offs[r] / 8 + st * threads + t];
+              global.insert(global.end(), words + cursor_r[r], words + cursor_r[r] + cnt);
+              cursor_r[r] += cnt;
+            }
+          }
+        }
+      }
+      record_loop_order(space.identity(), spec.file, spec.line, std::move(global));
+    }
+    std::ostringstream s;
+    s << kind_name(req.kind) << (skewed ? " (skewed)" : "") << " over " << sched.steps.size()
+      << " steps, " << sched.cells << " cells";
+    if (move) {
+      s << ", " << stats.bytes << " bytes sent in-loop, communication hidden "
+        << (stats.transfer_s > 0 ? 100.0 * (1.0 - stats.exposed_s / stats.transfer_s) : 100.0)
+        << "%";
+    }
+    last_stats() = LoopStats{stats.transfer_s, stats.exposed_s, stats.bytes};
+    summary = s.str();
+  }
+
+  if (session_state().settings.verbose && c.rank() == 0) {
+    const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::fprintf(stderr, "rotor: %s: %s: %d ranks x %d threads, %s, %.3f s\n", where(spec).c_str(),
+                 kind_name(spec.kind), c.size(), session_state().threads, summary.c_str(), dt);
+  }
+}
+
+} // namespace rotor::detail

@@ -1,0 +1,45 @@
+#pragma once
+/// \file
+/// Where the records of a loop are: the schedule's block boundaries (histogram-balanced), the
+/// move of each record to the rank of its block, and this rank's records sorted by cell so a
+/// cell is a contiguous segment. Cached per (dataset, loop, workers) and validated on reuse.
+
+#include "Schedule.h"
+#include "rotor/runtime/detail/Engine.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace rotor::detail {
+
+/// Keys of local record i after the plan's transformation (unimodular skew), all keys.
+using KeyFunction = std::function<void(std::size_t, std::int64_t*)>;
+
+struct RecordLayout {
+  Schedule schedule;
+  std::vector<std::size_t> seg_begin, seg_end; ///< per cell: local records [begin, end)
+  const char* data = nullptr;                  ///< validation: the records' address and count
+  std::size_t count = 0;
+};
+
+struct LayoutRequest {
+  const codegen::LoopSpec* spec = nullptr;
+  codegen::Kind kind = codegen::Kind::serial; ///< the schedule's kind (unimodular: the base)
+  std::vector<int> field_keys;
+  int workers = 1, threads = 1, ranks = 1, rank = 0; ///< ranks = 1: records do not move
+  bool ordered = false;
+  const std::vector<std::vector<std::int64_t>>* matrix = nullptr; ///< unimodular skew
+};
+
+/// Returns the layout for `request` over `space` (moving and sorting records as needed).
+const RecordLayout& record_layout(const LayoutRequest& request, SpaceAccess& space);
+
+/// Blocks of an IndexSpace (no records move): equal boundaries over each partitioned dimension.
+Schedule index_schedule(const LayoutRequest& request, const std::vector<std::int64_t>& extents);
+
+/// Forgets cached layouts (tests).
+void clear_layout_cache();
+
+} // namespace rotor::detail

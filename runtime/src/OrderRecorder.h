@@ -1,0 +1,2 @@
+#pragma once
+#include "rotor/runtime/detail/OrderLog.h"

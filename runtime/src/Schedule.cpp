@@ -1,0 +1,156 @@
+#include "Schedule.h"
+
+#include <algorithm>
+
+namespace rotor::detail {
+
+const char* kind_name(codegen::Kind kind) {
+  switch (kind) {
+  case codegen::Kind::independent:
+    return "independent";
+  case codegen::Kind::one_d:
+    return "one_d";
+  case codegen::Kind::rotation:
+    return "rotation";
+  case codegen::Kind::wavefront:
+    return "wavefront";
+  case codegen::Kind::unimodular:
+    return "unimodular";
+  case codegen::Kind::data_parallel:
+    return "data_parallel";
+  case codegen::Kind::serial:
+    return "serial";
+  }
+  return "?";
+}
+
+int Schedule::coordinate(int cell, int j) const {
+  for (int k = fields() - 1; k > j; --k) {
+    cell /= blocks[k];
+  }
+  return cell % blocks[j];
+}
+
+int Schedule::cell_of(const int* coords) const {
+  int c = 0;
+  for (int j = 0; j < fields(); ++j) {
+    c = c * blocks[j] + coords[j];
+  }
+  return c;
+}
+
+int Schedule::block_of(int j, std::int64_t v) const {
+  const std::int64_t rel = v - key_min[j];
+  if (rel < 0 || rel >= bounds[j].extent()) {
+    return -1;
+  }
+  return bounds[j].block_of(rel);
+}
+
+Schedule make_schedule(codegen::Kind kind, const std::vector<int>& field_keys, int workers,
+                       int threads) {
+  Schedule s;
+  s.kind = kind;
+  s.workers = workers;
+  s.threads = threads;
+  s.field_keys = field_keys;
+  const int f = static_cast<int>(field_keys.size());
+  const int w = workers;
+  switch (kind) {
+  case codegen::Kind::rotation: {
+    if (f == 2 && w > 1) {
+      // 2W blocks of the rotating field: worker w runs block (2w + p) mod 2W at step p, so a
+      // block rests one step between workers and its transfer overlaps a whole step's compute
+      s.blocks = {w, 2 * w};
+      int coords[2];
+      for (int p = 0; p < 2 * w; ++p) {
+        std::vector<int> row(w);
+        for (int worker = 0; worker < w; ++worker) {
+          coords[0] = worker;
+          coords[1] = (2 * worker + p) % (2 * w);
+          row[worker] = s.cell_of(coords);
+        }
+        s.steps.push_back(row);
+      }
+      break;
+    }
+    s.blocks.assign(f, w);
+    int rotating = std::max(0, f - 1);
+    int step_count = 1;
+    for (int k = 0; k < rotating; ++k) {
+      step_count *= w;
+    }
+    std::vector<int> coords(f);
+    for (int p = 0; p < step_count; ++p) {
+      std::vector<int> row(w, -1);
+      for (int worker = 0; worker < w; ++worker) {
+        coords[0] = worker;
+        int rest = p;
+        for (int k = f - 1; k >= 1; --k) {
+          coords[k] = (worker + rest % w) % w;
+          rest /= w;
+        }
+        row[worker] = s.cell_of(coords.data());
+      }
+      s.steps.push_back(row);
+    }
+    break;
+  }
+  case codegen::Kind::wavefront: {
+    // rows of blocks stay with a worker; the second field is cut finer so the pipeline fills
+    s.blocks.assign(f, 1);
+    if (f >= 1) {
+      s.blocks[0] = w;
+    }
+    if (f >= 2) {
+      s.blocks[1] = w == 1 ? 1 : 2 * w;
+    }
+    const int m = f >= 2 ? s.blocks[1] : 1;
+    std::vector<int> coords(f, 0);
+    for (int d = 0; d < w + m - 1; ++d) {
+      std::vector<int> row(w, -1);
+      for (int worker = 0; worker < w; ++worker) {
+        int b = d - worker;
+        if (b < 0 || b >= m) {
+          continue;
+        }
+        coords[0] = worker;
+        if (f >= 2) {
+          coords[1] = b;
+        }
+        row[worker] = s.cell_of(coords.data());
+      }
+      s.steps.push_back(row);
+    }
+    break;
+  }
+  default: {
+    // one step; cell i belongs to worker i (one_d: blocks of the first field; independent and
+    // data_parallel: blocks of the first field if any, else shares of the records)
+    s.blocks.assign(f, 1);
+    if (f >= 1) {
+      s.blocks[0] = w;
+    }
+    std::vector<int> row(w);
+    for (int worker = 0; worker < w; ++worker) {
+      row[worker] = worker;
+    }
+    s.steps.push_back(row);
+    break;
+  }
+  }
+  s.cells = 1;
+  for (int b : s.blocks) {
+    s.cells *= b;
+  }
+  if (f == 0) {
+    s.cells = w;
+  }
+  s.cell_worker.resize(s.cells);
+  for (int c = 0; c < s.cells; ++c) {
+    s.cell_worker[c] = f == 0 ? c : s.coordinate(c, 0);
+  }
+  return s;
+}
+
+} // namespace rotor::detail

@@ -1,0 +1,247 @@
+#include "rotor/runtime/Session.h"
+
+#include "OrderRecorder.h"
+#include "SessionState.h"
+#include "rotor/distarray/Collective.h"
+
+#include <oneapi/tbb/info.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <ostream>
+#include <streambuf>
+#include <string>
+
+namespace rotor {
+namespace {
+
+Session* the_session = nullptr;
+
+/// distarray's Collective seam, implemented over the session's Comm.
+class CommCollective final : public detail::Collective {
+public:
+  explicit CommCollective(detail::Comm& c) : c_(c) {}
+  int rank() const override { return c_.rank(); }
+  int size() const override { return c_.size(); }
+  void barrier() override { c_.barrier(); }
+  void allreduce_max(std::int64_t* v, std::size_t n) override { c_.allreduce_max(v, n); }
+  void allreduce_sum(std::int64_t* v, std::size_t n) override { c_.allreduce_sum(v, n); }
+  void allreduce_sum(double* v, std::size_t n) override { c_.allreduce_sum(v, n); }
+  void broadcast(void* d, std::size_t b, int root) override { c_.broadcast(d, b, root); }
+  std::vector<char> allgatherv(const void* d, std::size_t b,
+                               std::vector<std::size_t>& offsets) override {
+    return c_.allgatherv(d, b, offsets);
+  }
+  std::vector<std::vector<char>> alltoallv(const std::vector<std::vector<char>>& s) override {
+    return c_.alltoallv(s);
+  }
+  [[noreturn]] void abort(const char* message) override { c_.abort(message); }
+
+private:
+  detail::Comm& c_;
+};
+
+std::unique_ptr<CommCollective> the_collective;
+
+class NullBuffer : public std::streambuf {
+protected:
+  int overflow(int c) override { return c == EOF ? 0 : c; }
+};
+NullBuffer null_buffer;
+
+bool launched_by_mpirun() {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMIX_RANK", "PMI_SIZE"}) {
+    if (std::getenv(var)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::atoi(v) : fallback;
+}
+
+int parse_threads(const std::string& flag, const std::string& value) {
+  char* end = nullptr;
+  long n = std::strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || n < 1 || n > 4096) {
+    throw SettingsError("rotor: " + flag + "='" + value +
+                        "': expected a number of threads between 1 and 4096");
+  }
+  return static_cast<int>(n);
+}
+
+int default_threads(int ranks_on_node) {
+  int cores = oneapi::tbb::info::default_concurrency();
+  return std::max(1, cores / std::max(1, ranks_on_node));
+}
+
+void fill_state(Session::State& s) {
+  s.threads = s.settings.threads;
+  if (s.threads == 0) {
+    int local = env_int("OMPI_COMM_WORLD_LOCAL_SIZE", s.comm->size());
+    s.threads = default_threads(local);
+  }
+  s.arena = std::make_unique<oneapi::tbb::task_arena>(s.threads, 0);
+  s.null_out = std::make_unique<std::ostream>(&null_buffer);
+}
+
+} // namespace
+
+namespace detail {
+
+SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
+  SessionSettings s;
+  bool have_threads = false, have_verbose = false, have_record = false, have_replay = false;
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i] ? argv[i] : "";
+    if (arg.rfind("--rotor-", 0) != 0) {
+      argv[out++] = argv[i];
+      continue;
+    }
+    std::string name = arg, value;
+    bool has_value = false;
+    if (auto eq = arg.find('='); eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+      has_value = true;
+    }
+    auto need_value = [&] {
+      if (!has_value || value.empty()) {
+        throw SettingsError("rotor: " + name + " needs a value (" + name + "=...)");
+      }
+    };
+    if (name == "--rotor-threads") {
+      need_value();
+      s.threads = parse_threads(name, value);
+      have_threads = true;
+    } else if (name == "--rotor-verbose") {
+      if (has_value && value != "1" && value != "0" && value != "true" && value != "false") {
+        throw SettingsError("rotor: --rotor-verbose='" + value + "': expected 0, 1, true or false");
+      }
+      s.verbose = !has_value || value == "1" || value == "true";
+      have_verbose = true;
+    } else if (name == "--rotor-record-order") {
+      need_value();
+      s.record_order = value;
+      have_record = true;
+    } else if (name == "--rotor-replay-order") {
+      need_value();
+      s.replay_order = value;
+      have_replay = true;
+    } else {
+      throw SettingsError("rotor: unknown flag '" + arg +
+                          "' (known: --rotor-threads=N, --rotor-verbose, "
+                          "--rotor-record-order=FILE, --rotor-replay-order=FILE)");
+    }
+  }
+  argc = out;
+  if (out >= 0 && argv) {
+    argv[out] = nullptr;
+  }
+  if (use_environment) {
+    if (const char* v = std::getenv("ROTOR_THREADS"); v && !have_threads) {
+      s.threads = parse_threads("ROTOR_THREADS", v);
+    }
+    if (const char* v = std::getenv("ROTOR_VERBOSE"); v && !have_verbose) {
+      s.verbose = std::string(v) != "0" && std::string(v) != "false" && *v != '\0';
+    }
+    if (const char* v = std::getenv("ROTOR_RECORD_ORDER"); v && !have_record) {
+      s.record_order = v;
+    }
+    if (const char* v = std::getenv("ROTOR_REPLAY_ORDER"); v && !have_replay) {
+      s.replay_order = v;
+    }
+  }
+  if (!s.record_order.empty() && !s.replay_order.empty()) {
+    throw SettingsError("rotor: --rotor-record-order and --rotor-replay-order exclude each other");
+  }
+  return s;
+}
+
+Session::State& session_state() {
+  if (the_session) {
+    return *the_session->state_ptr();
+  }
+  static Session::State fallback = [] {
+    Session::State s;
+    s.comm = std::make_unique<Comm>(false);
+    const char* v = std::getenv("ROTOR_THREADS");
+    s.settings.threads = v ? parse_threads("ROTOR_THREADS", v) : 1;
+    fill_state(s);
+    return s;
+  }();
+  return fallback;
+}
+
+Comm& comm() {
+  return *session_state().comm;
+}
+
+} // namespace detail
+
+Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
+  if (the_session) {
+    throw std::logic_error("rotor::Session: a session already exists (one per process)");
+  }
+  state_->settings = detail::parse_settings(argc, argv, true);
+  state_->comm = std::make_unique<detail::Comm>(launched_by_mpirun());
+  fill_state(*state_);
+  the_collective = std::make_unique<CommCollective>(*state_->comm);
+  detail::set_collective(the_collective.get());
+  the_session = this;
+  if (state_->comm->rank() != 0) {
+    std::fflush(stdout);
+    if (!std::freopen("/dev/null", "w", stdout)) {
+      std::fprintf(stderr, "[rank %d] rotor: cannot discard stdout\n", state_->comm->rank());
+    }
+  }
+  detail::start_order_recording(state_->settings.record_order);
+  detail::start_order_replay(state_->settings.replay_order);
+}
+
+Session::~Session() {
+  detail::finish_order_recording();
+  the_session = nullptr;
+  detail::set_collective(nullptr);
+  state_->arena.reset();
+  state_->comm.reset();
+  the_collective.reset();
+}
+
+Session& Session::instance() {
+  if (!the_session) {
+    throw std::logic_error("rotor::Session::instance(): no rotor::Session exists; create one at "
+                           "the start of main: rotor::Session session(argc, argv);");
+  }
+  return *the_session;
+}
+Session* Session::current() {
+  return the_session;
+}
+
+int Session::rank() const {
+  return state_->comm->rank();
+}
+int Session::ranks() const {
+  return state_->comm->size();
+}
+int Session::threads() const {
+  return state_->threads;
+}
+bool Session::verbose() const {
+  return state_->settings.verbose;
+}
+const SessionSettings& Session::settings() const {
+  return state_->settings;
+}
+std::ostream& Session::out() const {
+  return is_root() ? std::cout : *state_->null_out;
+}
+
+} // namespace rotor

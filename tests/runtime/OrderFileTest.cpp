@@ -1,0 +1,85 @@
+// --rotor-record-order writes a file; --rotor-replay-order makes a plain `for` over a Dataset
+// (Dataset::begin()) follow it, so the serial build reproduces the parallel run bitwise.
+#include "LoopTestUtil.h"
+#include "rotor/distarray/Collective.h"
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+namespace rotor::test {
+namespace {
+
+using codegen::Kind;
+using codegen::Role;
+
+std::string temp_path(const char* name) {
+  return std::string(::testing::TempDir()) + "rotor_" + name + "_" +
+         std::to_string(Session::instance().ranks()) + ".order";
+}
+
+TEST(OrderFile, RecordThenReplayThroughDatasetBegin) {
+  const std::string path = temp_path("mf");
+  const int users = 17, items = 13, k = 4;
+  auto records = make_ratings(1200, users, items, 31);
+  DistArray<float, 2> W({users, k}), H({items, k});
+  W.fill_normal(0.f, 0.3f, 1);
+  H.fill_normal(0.f, 0.3f, 2);
+  DistArray<float, 2> W0 = W, H0 = H;
+  auto body = [&](const Rating& r, auto& W, auto& H) {
+    auto w = W.row(r.user);
+    auto h = H.row(r.item);
+    float e = r.value - w.dot(h);
+    w += 0.1f * e * h;
+    h += 0.1f * e * w;
+  };
+  auto s = spec(Kind::rotation, {0, 1},
+                {array("W", Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}),
+                 array("H", Role::rotating, 1, true, {{1, 0, 0}, {-1, 0, 0}})});
+  detail::start_order_recording(path);
+  {
+    Dataset<Rating> ratings(records);
+    std::tuple<> none;
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      codegen::run_loop(s, ratings, codegen::keys(&Rating::user, &Rating::item), std::tie(W, H),
+                        none, body);
+    }
+  }
+  detail::finish_order_recording();
+  detail::collective().barrier();
+
+  detail::start_order_replay(path);
+  {
+    Dataset<Rating> serial(records); // ids are kept while replaying
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      for (const Rating& r : serial) { // begin() reorders into the recorded order
+        body(r, W0, H0);
+      }
+    }
+  }
+  detail::stop_order_replay();
+  EXPECT_TRUE(bitwise_equal(W, W0));
+  EXPECT_TRUE(bitwise_equal(H, H0));
+  detail::collective().barrier();
+  if (Session::instance().is_root()) {
+    std::remove(path.c_str());
+  }
+}
+
+TEST(OrderFile, MalformedReplayFileNamesFileAndLine) {
+  const std::string path = temp_path("bad") + std::to_string(Session::instance().rank());
+  {
+    std::ofstream out(path);
+    out << "rotor-order 1\nloop 0 x.cpp:3 3\n0 1\n";
+  }
+  try {
+    detail::start_order_replay(path);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":3"), std::string::npos) << e.what();
+  }
+  std::remove(path.c_str());
+}
+
+} // namespace
+} // namespace rotor::test

@@ -1,0 +1,138 @@
+// Rotation plans (MF with k = 2 fields, a 3-field tensor loop, an LDA-shaped loop that writes
+// its records): the arrays equal a serial run of the body in the recorded order, bitwise.
+#include "LoopTestUtil.h"
+
+namespace rotor::test {
+namespace {
+
+using codegen::Kind;
+using codegen::Role;
+
+TEST(Rotation, MatrixFactorisationEqualsSerialReplayEveryEpoch) {
+  CaptureOrders capture;
+  const int users = 37, items = 23, k = 8;
+  auto records = make_ratings(3000, users, items, 7);
+  Dataset<Rating> ratings(records);
+  DistArray<float, 2> W({users, k}), H({items, k});
+  W.fill_normal(0.f, 0.1f, 1);
+  H.fill_normal(0.f, 0.1f, 2);
+  DistArray<float, 2> W0 = W, H0 = H;
+  const float lr = 0.005f, reg = 0.01f;
+  auto body = [&](const Rating& r, auto& W, auto& H, auto& loss) {
+    auto w = W.row(r.user);
+    auto h = H.row(r.item);
+    float e = r.value - w.dot(h);
+    loss += e * e;
+    w += lr * (e * h - reg * w);
+    h += lr * (e * w - reg * h);
+  };
+  auto s = spec(Kind::rotation, {0, 1},
+                {array("W", Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}),
+                 array("H", Role::rotating, 1, true, {{1, 0, 0}, {-1, 0, 0}})});
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    double loss = 0, loss0 = 0;
+    codegen::run_loop(s, ratings, codegen::keys(&Rating::user, &Rating::item), std::tie(W, H),
+                      std::tie(loss), body);
+    replay(records, last_order(), [&](const Rating& r) { body(r, W0, H0, loss0); });
+    EXPECT_TRUE(bitwise_equal(W, W0)) << "epoch " << epoch;
+    EXPECT_TRUE(bitwise_equal(H, H0)) << "epoch " << epoch;
+    EXPECT_NEAR(loss, loss0, 1e-6 * loss0);
+  }
+  EXPECT_EQ(ratings.size(), 3000);
+}
+
+TEST(Rotation, ThreeFieldsEqualSerialReplay) {
+  CaptureOrders capture;
+  const int users = 13, items = 11, times = 7, k = 4;
+  std::vector<Rating3> records;
+  for (int n = 0; n < 1500; ++n) {
+    std::uint64_t h = mix(n + 99);
+    records.push_back({static_cast<std::int32_t>(h % users),
+                       static_cast<std::int32_t>((h >> 8) % items),
+                       static_cast<std::int32_t>((h >> 16) % times), static_cast<float>(h % 5)});
+  }
+  Dataset<Rating3> data(records);
+  DistArray<double, 2> U({users, k}), V({items, k}), T({times, k});
+  U.fill_uniform(0, 1, 3);
+  V.fill_uniform(0, 1, 4);
+  T.fill_uniform(0, 1, 5);
+  auto U0 = U, V0 = V, T0 = T;
+  auto body = [&](const Rating3& r, auto& U, auto& V, auto& T) {
+    auto u = U.row(r.user);
+    auto v = V.row(r.item);
+    auto t = T.row(r.time);
+    double e = r.value - (u.array() * v.array() * t.array()).sum();
+    u += 0.01 * e * (v.array() * t.array()).matrix();
+    v += 0.01 * e * (u.array() * t.array()).matrix();
+    t += 0.01 * e * (u.array() * v.array()).matrix();
+  };
+  auto s = spec(Kind::rotation, {0, 1, 2},
+                {array("U", Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}),
+                 array("V", Role::rotating, 1, true, {{1, 0, 0}, {-1, 0, 0}}),
+                 array("T", Role::rotating, 2, true, {{2, 0, 0}, {-1, 0, 0}})});
+  std::tuple<> none;
+  codegen::run_loop(s, data, codegen::keys(&Rating3::user, &Rating3::item, &Rating3::time),
+                    std::tie(U, V, T), none, body);
+  replay(records, last_order(), [&](const Rating3& r) { body(r, U0, V0, T0); });
+  EXPECT_TRUE(bitwise_equal(U, U0));
+  EXPECT_TRUE(bitwise_equal(V, V0));
+  EXPECT_TRUE(bitwise_equal(T, T0));
+}
+
+TEST(Rotation, LdaShapedLoopWritesRecordsAndCounts) {
+  CaptureOrders capture;
+  const int docs = 19, words = 31, topics = 5;
+  std::vector<Token> records;
+  for (int n = 0; n < 2500; ++n) {
+    std::uint64_t h = mix(n + 5);
+    records.push_back({static_cast<std::int32_t>(h % docs),
+                       static_cast<std::int32_t>((h >> 12) % words),
+                       static_cast<std::int32_t>((h >> 30) % topics)});
+  }
+  DistArray<std::int32_t, 2> dt({docs, topics}), wt({words, topics});
+  for (const Token& t : records) {
+    ++dt(t.doc, t.topic);
+    ++wt(t.word, t.topic);
+  }
+  auto dt0 = dt, wt0 = wt;
+  auto serial_records = records;
+  Dataset<Token> tokens(records);
+  auto body = [&](Token& t, auto& dt, auto& wt) {
+    --dt(t.doc, t.topic);
+    --wt(t.word, t.topic);
+    int best = 0;
+    std::int64_t best_score = -1;
+    for (int z = 0; z < topics; ++z) {
+      std::int64_t score = (dt(t.doc, z) + 1) * (wt(t.word, z) + 2) +
+                           static_cast<std::int64_t>(mix(t.doc * 131 + t.word * 7 + z) % 3);
+      if (score > best_score) {
+        best_score = score;
+        best = z;
+      }
+    }
+    t.topic = best;
+    ++dt(t.doc, t.topic);
+    ++wt(t.word, t.topic);
+  };
+  auto s = spec(Kind::rotation, {0, 1},
+                {array("dt", Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}),
+                 array("wt", Role::rotating, 1, true, {{1, 0, 0}, {-1, 0, 0}})});
+  s.writes_records = true;
+  std::tuple<> none;
+  for (int iteration = 0; iteration < 2; ++iteration) {
+    codegen::run_loop(s, tokens, codegen::keys(&Token::doc, &Token::word), std::tie(dt, wt), none,
+                      body);
+    replay(serial_records, last_order(), [&](Token& t) { body(t, dt0, wt0); });
+    EXPECT_TRUE(bitwise_equal(dt, dt0));
+    EXPECT_TRUE(bitwise_equal(wt, wt0));
+  }
+  // records written by the body are stored in the dataset (this rank's share)
+  auto& ids = detail::DatasetInternals::ids(tokens);
+  ASSERT_EQ(ids.size(), tokens.local_size());
+  for (std::size_t i = 0; i < tokens.local_size(); ++i) {
+    EXPECT_EQ(tokens[i].topic, serial_records[ids[i]].topic) << "record " << ids[i];
+  }
+}
+
+} // namespace
+} // namespace rotor::test

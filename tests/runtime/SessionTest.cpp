@@ -1,0 +1,68 @@
+// Session settings: --rotor-* flags are parsed and stripped; bad ones are clear errors.
+#include "rotor/rotor.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace rotor {
+namespace {
+
+struct Args {
+  std::vector<std::string> text;
+  std::vector<char*> ptrs;
+  int argc = 0;
+  explicit Args(std::vector<std::string> a) : text(std::move(a)) {
+    for (auto& s : text) {
+      ptrs.push_back(s.data());
+    }
+    ptrs.push_back(nullptr);
+    argc = static_cast<int>(text.size());
+  }
+};
+
+TEST(Settings, ParsesAndStripsRotorFlags) {
+  Args a({"prog", "--data", "x.csv", "--rotor-threads=3", "--rotor-verbose",
+          "--rotor-record-order=o.txt", "--k", "8"});
+  SessionSettings s = detail::parse_settings(a.argc, a.ptrs.data(), false);
+  EXPECT_EQ(s.threads, 3);
+  EXPECT_TRUE(s.verbose);
+  EXPECT_EQ(s.record_order, "o.txt");
+  ASSERT_EQ(a.argc, 5);
+  EXPECT_STREQ(a.ptrs[1], "--data");
+  EXPECT_STREQ(a.ptrs[2], "x.csv");
+  EXPECT_STREQ(a.ptrs[3], "--k");
+  EXPECT_STREQ(a.ptrs[4], "8");
+  EXPECT_EQ(a.ptrs[5], nullptr);
+}
+
+void expect_error(std::vector<std::string> args, const std::string& fragment) {
+  Args a(std::move(args));
+  try {
+    detail::parse_settings(a.argc, a.ptrs.data(), false);
+    ADD_FAILURE() << "no error for " << a.text[1];
+  } catch (const SettingsError& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(Settings, BadFlagsAreClearErrors) {
+  expect_error({"p", "--rotor-threads=abc"}, "--rotor-threads='abc'");
+  expect_error({"p", "--rotor-threads=0"}, "between 1 and 4096");
+  expect_error({"p", "--rotor-threads"}, "needs a value");
+  expect_error({"p", "--rotor-thread=2"}, "unknown flag '--rotor-thread=2'");
+  expect_error({"p", "--rotor-verbose=maybe"}, "--rotor-verbose='maybe'");
+  expect_error({"p", "--rotor-record-order=a", "--rotor-replay-order=b"}, "exclude each other");
+}
+
+TEST(Session, InstanceKnowsRanksAndThreads) {
+  Session& s = Session::instance();
+  EXPECT_GE(s.threads(), 1);
+  EXPECT_EQ(s.ranks(), 1);
+  EXPECT_TRUE(s.is_root());
+  EXPECT_EQ(s.workers(), s.threads());
+}
+
+} // namespace
+} // namespace rotor
