@@ -150,6 +150,13 @@ case_serial_quality() {
     at_most "$(value test_rmse "$last")" 0.75 "test RMSE after 15 epochs (noise floor ~0.58)"
     at_most "$(value test_rmse "$last")" "$(value test_rmse "$first")" "test RMSE decreases"
     [[ -s "$dir/model.h5" ]] || fail "no HDF5 model written"
+    # Real ratings (UCI restaurant, 1,161 ratings in {0, 1, 2}): the defaults converge.
+    run_serial "$dir/restaurant.log" sgd_mf --data "$WORK/restaurant.csv" --model none
+    first=$(grep '^epoch=1 ' "$dir/restaurant.log")
+    last=$(closing "$dir/restaurant.log")
+    echo "$first"$'\n'"$last"
+    at_most "$(value train_rmse "$last")" "$(awk -v f="$(value train_rmse "$first")" \
+      'BEGIN { print 0.8 * f }')" "restaurant train RMSE falls by 20% in 20 epochs"
     ;;
   lda)
     run_serial "$dir/log" lda --data "$WORK/docword.kos.txt" --topics 50 --iterations 10
