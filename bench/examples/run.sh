@@ -27,7 +27,7 @@ measure() {
   n=$(value epochs "$line")
   [[ -n "$n" ]] || n=$(value iterations "$line")
   printf '| %s | %s | %s | %s |\n' "$label" "$(value "$key" "$line")" \
-    "$(awk -v s="$(value seconds "$line")" -v n="$n" 'BEGIN { printf "%.2f", s / n }')" \
+    "$(awk -v s="$(value seconds "$line")" -v n="$n" 'BEGIN { printf "%.3g", s / n }')" \
     "$(tr ' ' '\n' <<<"$line" | grep -E '^(test_rmse|log_likelihood|test_accuracy)=' | head -1)"
 }
 
