@@ -99,4 +99,28 @@ LoopModel random_loop_model(std::mt19937_64& rng) {
   return m;
 }
 
+LoopModel random_stencil_model(std::mt19937_64& rng) {
+  LoopModel m;
+  m.loc = {"stencil.cpp", 1, 0};
+  m.space = SpaceKind::index_space;
+  m.fields = {"i0", "i1"};
+  m.ordered = chance(rng, 0.5);
+  const int narrays = uniform(rng, 1, 2);
+  for (int a = 0; a < narrays; ++a) {
+    m.arrays.push_back({std::string(1, static_cast<char>('A' + a)), 2, "double"});
+  }
+  const int naccesses = uniform(rng, 1, 4);
+  for (int i = 0; i < naccesses; ++i) {
+    Access a;
+    a.array = m.arrays[static_cast<std::size_t>(uniform(rng, 0, narrays - 1))].name;
+    a.write = i == 0 || chance(rng, 0.3);
+    a.loc = {"stencil.cpp", 2 + i, 0};
+    for (int d = 0; d < 2; ++d) {
+      a.subscripts.push_back(Subscript::key(d, {i == 0 ? 0 : uniform(rng, -1, 1), ""}));
+    }
+    m.accesses.push_back(std::move(a));
+  }
+  return m;
+}
+
 } // namespace rotor::analysis

@@ -95,6 +95,7 @@ bool legal(const Candidate& c, const std::vector<SearchDependence>& deps) {
 
 std::vector<Candidate> candidate_plans(std::size_t nfields, bool ordered) {
   std::vector<Candidate> out;
+  out.reserve(nfields);
   const int n = static_cast<int>(nfields);
   for (int f = 0; f < n; ++f) {
     out.push_back({PlanKind::one_d, Schedule::one_d, {f}, {}, {unit(nfields, f)}});

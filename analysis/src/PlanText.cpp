@@ -19,6 +19,7 @@ std::string matrix_text(const std::vector<std::vector<std::int64_t>>& m) {
   std::vector<std::string> rows;
   for (const auto& row : m) {
     std::vector<std::string> cells;
+    cells.reserve(row.size());
     for (std::int64_t v : row) {
       cells.push_back(std::to_string(v));
     }

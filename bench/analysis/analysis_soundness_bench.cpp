@@ -3,6 +3,7 @@
 // first offending model in the loop-model text format.
 //
 //   build/default/bench/analysis/analysis_soundness_bench --models 100000 --seed 1
+//   build/default/bench/analysis/analysis_soundness_bench --models 100000 --stencils
 
 #include "rotor/analysis/LoopModelText.h"
 #include "rotor/analysis/Plan.h"
@@ -19,9 +20,12 @@ int main(int argc, char** argv) {
   using namespace rotor::analysis;
   long models = 10000;
   unsigned long long seed = 1;
+  bool stencils = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if ((arg == "--models" || arg == "--seed") && i + 1 < argc) {
+    if (arg == "--stencils") {
+      stencils = true;
+    } else if ((arg == "--models" || arg == "--seed") && i + 1 < argc) {
       char* end = nullptr;
       const unsigned long long v = std::strtoull(argv[++i], &end, 10);
       if (*end != '\0') {
@@ -31,7 +35,7 @@ int main(int argc, char** argv) {
       }
       (arg == "--models" ? models = static_cast<long>(v) : seed = v, 0);
     } else {
-      std::cerr << "usage: analysis_soundness_bench [--models N] [--seed S]\n";
+      std::cerr << "usage: analysis_soundness_bench [--models N] [--seed S] [--stencils]\n";
       return 2;
     }
   }
@@ -40,9 +44,13 @@ int main(int argc, char** argv) {
   long violations = 0;
   const auto start = std::chrono::steady_clock::now();
   for (long i = 0; i < models; ++i) {
-    const LoopModel m = random_loop_model(rng);
+    const LoopModel m = stencils ? random_stencil_model(rng) : random_loop_model(rng);
     const Plan p = plan_loop(m);
-    ++kinds[std::string(to_string(p.kind)) + (m.ordered ? " (ordered)" : "")];
+    std::string kind = to_string(p.kind);
+    if (p.kind == PlanKind::unimodular) {
+      kind += std::string(" + ") + to_string(p.base);
+    }
+    ++kinds[kind + (m.ordered ? " (ordered)" : "")];
     const CheckResult r = check_plan(m, p, rng());
     if (!r.ok) {
       if (violations++ == 0) {
@@ -53,11 +61,11 @@ int main(int argc, char** argv) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("%-26s %10s\n", "plan kind", "models");
+  std::printf("%-34s %10s\n", "plan kind", "models");
   for (const auto& [kind, count] : kinds) {
-    std::printf("%-26s %10ld\n", kind.c_str(), count);
+    std::printf("%-34s %10ld\n", kind.c_str(), count);
   }
-  std::printf("%-26s %10ld\n%-26s %10ld\n%-26s %10.2f\n", "total", models, "violations", violations,
+  std::printf("%-34s %10ld\n%-34s %10ld\n%-34s %10.2f\n", "total", models, "violations", violations,
               "seconds", seconds);
   return violations == 0 ? 0 : 1;
 }

@@ -82,9 +82,15 @@ int for_each_column(std::string_view line, char delim, const ColumnPlan& plan, F
   const char* p = line.data();
   const char* end = p + line.size();
   for (;;) {
-    const char* q =
-        static_cast<const char*>(std::memchr(p, delim, static_cast<std::size_t>(end - p)));
-    const char* stop = q ? q : end;
+    // Columns are short: a plain scan beats a memchr call per column.
+    const char* q = p;
+    while (q != end && *q != delim) {
+      ++q;
+    }
+    const char* stop = q;
+    if (q == end) {
+      q = nullptr;
+    }
     if (col < plan.needed &&
         !fn(col, trim(std::string_view(p, static_cast<std::size_t>(stop - p))))) {
       return -1;
@@ -95,6 +101,16 @@ int for_each_column(std::string_view line, char delim, const ColumnPlan& plan, F
     }
     p = q + 1;
   }
+}
+
+/// Mean bytes per line (end-of-line included) over the first 64 KB of [begin, end).
+std::size_t mean_line_bytes(const char* begin, const char* end) {
+  const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(end - begin), 1 << 16);
+  std::size_t lines = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    lines += begin[i] == '\n';
+  }
+  return lines == 0 ? n + 1 : (n + lines - 1) / lines;
 }
 
 bool line_is_blank(std::string_view line) {
@@ -252,8 +268,17 @@ std::uint64_t load_delimited_raw(const std::string& path, const CsvOptions& o,
       data_begin = nl ? static_cast<const char*>(nl) + 1 : end;
     }
     TextShard shard(data_begin, end, c.rank(), c.size());
-    // Room for records estimated from the first line's length (grows if the guess is short).
-    out.reserve(shard.bytes() / (line.size() + 1) * 5 / 4 + 16);
+    // Room for records estimated from the mean length of the first lines (grows if short).
+    const std::size_t estimate = shard.bytes() / mean_line_bytes(data_begin, end) * 9 / 8 + 16;
+    if (static_cast<double>(estimate) * static_cast<double>(layout.record_size) >
+        static_cast<double>(loader_memory_limit())) {
+      error = LocalError{0, "this rank's share (about " + std::to_string(estimate) +
+                                " records) needs more than " +
+                                human_bytes(static_cast<double>(loader_memory_limit())) +
+                                " of memory; use more ranks"};
+      return;
+    }
+    out.reserve(estimate);
     std::string why;
     while (shard.next(line)) {
       if (line_is_blank(line)) {

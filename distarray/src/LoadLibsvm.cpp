@@ -5,6 +5,7 @@
 #include "rotor/distarray/Collective.h"
 #include "rotor/distarray/Loaders.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace rotor {
@@ -76,7 +77,10 @@ std::string parse_example(std::string_view line, const LibsvmOptions& o, std::ve
   return "";
 }
 
-template <class T> std::vector<T> gather_vector(const std::vector<T>& local) {
+template <class T> std::vector<T> gather_vector(std::vector<T>& local) {
+  if (detail::collective().size() == 1) {
+    return std::move(local); // nothing to gather: no copy
+  }
   std::vector<char> bytes = detail::gather_all(local.data(), local.size() * sizeof(T));
   std::vector<T> all(bytes.size() / sizeof(T));
   if (!bytes.empty()) {
@@ -106,7 +110,16 @@ LibsvmData load_libsvm(const std::string& path, const LibsvmOptions& options) {
       return;
     }
     detail::TextShard shard(file.data(), file.data() + file.size(), c.rank(), c.size());
-    entries.reserve(shard.bytes() / 8);
+    // Room for entries estimated from the ':' density of the first 64 KB.
+    {
+      const std::size_t n = std::min<std::size_t>(shard.bytes(), 1 << 16);
+      const char* p = shard.position();
+      std::size_t colons = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        colons += p[i] == ':';
+      }
+      entries.reserve(n == 0 ? 0 : shard.bytes() / n * colons * 9 / 8 + 16);
+    }
     std::string_view line;
     while (shard.next(line)) {
       if (detail::trim(line).empty() || detail::trim(line).front() == '#') {

@@ -48,6 +48,8 @@ public:
   std::int64_t line() const { return line_; }
   /// Bytes of the file at or after the shard's first line (for size estimates).
   std::size_t bytes() const { return static_cast<std::size_t>(stop_ - pos_); }
+  /// The next unread byte.
+  const char* position() const { return pos_; }
 
 private:
   const char* pos_;

@@ -37,6 +37,16 @@ TEST(SoundnessCheck, RandomModelsHaveNoViolations) {
   }
 }
 
+TEST(SoundnessCheck, RandomStencilsHaveNoViolations) {
+  std::mt19937_64 rng(9);
+  for (int i = 0; i < 2000; ++i) {
+    const LoopModel m = random_stencil_model(rng);
+    const Plan p = plan_loop(m);
+    const CheckResult r = check_plan(m, p, rng());
+    ASSERT_TRUE(r.ok) << "model " << i << ": " << r.violation << "\n" << loop_model_to_text(m);
+  }
+}
+
 TEST(SoundnessCheck, ShippedStylePlansPass) {
   for (const char* text :
        {k_mf,

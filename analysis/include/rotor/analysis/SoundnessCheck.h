@@ -49,4 +49,8 @@ CheckResult check_plan(const LoopModel& model, const Plan& plan, std::uint64_t s
 /// kind of subscript, sometimes ordered, buffered arrays, an escape) for the soundness bench.
 LoopModel random_loop_model(std::mt19937_64& rng);
 
+/// A random stencil: an IndexSpace over 2 fields, 1-2 arrays indexed `[i0+x][i1+y]` with x, y in
+/// -1..1, sometimes ordered: the loops where wavefront and unimodular plans arise.
+LoopModel random_stencil_model(std::mt19937_64& rng);
+
 } // namespace rotor::analysis
