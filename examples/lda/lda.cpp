@@ -124,6 +124,16 @@ int run(int argc, char** argv) {
       t.topic = z;
     }
     refresh_weights(topic_total, topic_weight, prior.beta_sum); // the merged view may be stale
+    std::int64_t assigned = 0;
+    for (std::int64_t k = 0; k < K; ++k) {
+      assigned += topic_total[k];
+    }
+    if (assigned != tokens.size()) { // every token holds exactly one topic after a sweep
+      std::fprintf(stderr, "lda: error: topic totals sum to %lld after iteration %lld, not %lld\n",
+                   static_cast<long long>(assigned), static_cast<long long>(iteration),
+                   static_cast<long long>(tokens.size()));
+      return 1;
+    }
     const double sampling = clock.seconds();
     sampling_seconds += sampling;
     log_likelihood = rotor::examples::lda::word_log_likelihood(word_topic, topic_total, beta);
