@@ -32,6 +32,7 @@ function(rotor_add_executable name)
   if(TARGET rotor-cc)
     # Rebuild the objects when rotor-cc changes (it decides what the objects contain).
     add_dependencies(${name} rotor-cc)
+    # OBJECT_DEPENDS takes no generator expressions before CMake 3.27: name the file itself.
     get_target_property(cc_dir rotor-cc BINARY_DIR)
     foreach(src IN LISTS ARGN)
       get_filename_component(abs ${src} ABSOLUTE)
