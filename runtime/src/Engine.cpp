@@ -3,7 +3,6 @@
 #include "Box.h"
 #include "Comm.h"
 #include "Layout.h"
-#include "Observability.h"
 #include "OrderRecorder.h"
 #include "SessionState.h"
 #include "rotor/distarray/detail/AccessCheck.h"
@@ -350,8 +349,6 @@ public:
       }
       stats_.bytes += bytes;
       snd.request.push_back(c.isend(snd.buffer.data(), bytes, r, tag));
-      trace_event("send", session_seconds(), 0.0, session_state().threads, -1,
-                  static_cast<std::int64_t>(bytes));
     }
     if (!b.recvs.empty()) {
       b.posted = Clock::now();
@@ -415,21 +412,12 @@ private:
   void finish(Batch& b) {
     if (!b.arrived) {
       const auto t = Clock::now();
-      const double wait_start = session_seconds();
       comm().wait_all(b.recvs);
       const auto done = Clock::now();
-      trace_event("wait", wait_start, session_seconds() - wait_start, session_state().threads, -1,
-                  -1);
       stats_.exposed_s += std::chrono::duration<double>(done - t).count();
       stats_.transfer_s += std::chrono::duration<double>(done - b.posted).count();
       b.arrived = true;
     }
-    std::size_t received = 0;
-    for (const auto& buf : b.recv_buf) {
-      received += buf.size();
-    }
-    trace_event("recv", session_seconds(), 0.0, session_state().threads, -1,
-                static_cast<std::int64_t>(received));
     for (std::size_t r = 0; r < b.in.size(); ++r) {
       std::size_t off = 0;
       for (const Transfer* t : b.in[r]) {
@@ -758,41 +746,22 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
   const Mode mode = mode_of(info);
   const int threads = info.slots;
   const bool want_order = order_wanted() && !space.is_index_space();
-  const bool want_stats = metrics_on() || tracing_on();
   std::string summary;
-  std::vector<WorkerStats> workers(static_cast<std::size_t>(threads));
-  for (int t = 0; t < threads; ++t) {
-    workers[t].rank = c.rank();
-    workers[t].thread = t;
-    workers[t].worker = mode == Mode::distributed ? c.rank() * threads + t : t;
-  }
-  std::size_t bytes_sent = 0;
 
   if (mode == Mode::serial) {
     replicate(space);
     if (want_order) {
       space.ensure_ids();
     }
-    const double start = session_seconds();
     if (space.is_index_space()) {
       std::vector<std::int64_t> ext = space.extents();
       std::vector<std::int64_t> lo(ext.size(), 0);
       runner.run_box(0, lo.data(), ext.data());
-      std::int64_t n = 1;
-      for (auto e : ext) {
-        n *= e;
-      }
-      workers[0].records = c.rank() == 0 ? n : 0;
     } else {
       runner.run_records(0, 0, space.local_count());
-      workers[0].records = c.rank() == 0 ? static_cast<std::int64_t>(space.local_count()) : 0;
       if (want_order) {
         record_loop_order(space.identity(), spec.file, spec.line, space.ids());
       }
-    }
-    workers[0].compute_s = session_seconds() - start;
-    if (want_stats) {
-      trace_event("compute", start, workers[0].compute_s, 0, 0, -1);
     }
     summary = "serial on every rank" + std::string(*spec.reason ? " (" : "") + spec.reason +
               (*spec.reason ? ")" : "");
@@ -906,27 +875,8 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
       if (move) {
         mover.complete_needed(static_cast<int>(st));
       }
-      const double step_start = want_stats ? session_seconds() : 0.0;
       auto run_cell = [&](int t) {
         const int cell = sched.steps[st][first_worker + t];
-        const double cell_start = want_stats ? session_seconds() : 0.0;
-        struct Timer {
-          bool on;
-          double start;
-          WorkerStats& w;
-          std::int64_t block, records;
-          ~Timer() {
-            if (on) {
-              const double d = session_seconds() - start;
-              w.compute_s += d;
-              trace_event("compute", start, d, w.thread, block, -1);
-            }
-            w.records += records;
-          }
-        } timer{want_stats, cell_start, workers[t],
-                sched.fields() >= 1 ? sched.coordinate(cell, sched.fields() - 1) : cell,
-                boxes ? box_volume(cell)
-                      : static_cast<std::int64_t>(layout->seg_end[cell] - layout->seg_begin[cell])};
         CellGuard guard(spec, checking ? checks_for(cell) : std::vector<ArrayCheck>{},
                         first_worker + t, static_cast<int>(st));
         GuardScope scope(checking ? &guard : nullptr);
@@ -954,12 +904,6 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
         }
       } catch (...) {
         error = std::current_exception();
-      }
-      if (want_stats) {
-        const double step_s = session_seconds() - step_start;
-        for (int t = 0; t < threads; ++t) {
-          workers[t].wait_s += step_s; // minus compute below
-        }
       }
       if (error) {
         if (c.size() > 1) {
@@ -1036,19 +980,9 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
         << "%";
     }
     last_stats() = LoopStats{stats.transfer_s, stats.exposed_s, stats.bytes};
-    bytes_sent = stats.bytes;
-    for (WorkerStats& w : workers) {
-      w.wait_s = std::max(0.0, w.wait_s - w.compute_s);
-      w.comm_s = stats.exposed_s;
-    }
     summary = s.str();
   }
 
-  if (metrics_on()) {
-    record_loop_metrics(where(spec), kind_name(spec.kind),
-                        std::chrono::duration<double>(Clock::now() - t0).count(),
-                        static_cast<std::int64_t>(bytes_sent), workers);
-  }
   if (session_state().settings.verbose && (c.rank() == 0 || std::getenv("ROTOR_VERBOSE_ALL"))) {
     const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
     std::fprintf(stderr, "rotor: %s: %s: %d ranks x %d threads, %s, %.3f s\n", where(spec).c_str(),

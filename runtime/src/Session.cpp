@@ -1,6 +1,5 @@
 #include "rotor/runtime/Session.h"
 
-#include "Observability.h"
 #include "OrderRecorder.h"
 #include "SessionState.h"
 #include "rotor/distarray/Collective.h"
@@ -97,8 +96,7 @@ namespace detail {
 
 SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
   SessionSettings s;
-  bool have_threads = false, have_verbose = false, have_record = false, have_replay = false,
-       have_metrics = false, have_trace = false;
+  bool have_threads = false, have_verbose = false, have_record = false, have_replay = false;
   int out = 1;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i] ? argv[i] : "";
@@ -128,17 +126,6 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
       }
       s.verbose = !has_value || value == "1" || value == "true";
       have_verbose = true;
-    } else if (name == "--rotor-metrics") {
-      need_value();
-      s.metrics = value;
-      have_metrics = true;
-    } else if (name == "--rotor-trace") {
-      need_value();
-      s.trace = value;
-      have_trace = true;
-    } else if (name == "--rotor-label") {
-      need_value();
-      s.label = value;
     } else if (name == "--rotor-record-order") {
       need_value();
       s.record_order = value;
@@ -149,9 +136,8 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
       have_replay = true;
     } else {
       throw SettingsError("rotor: unknown flag '" + arg +
-                          "' (known: --rotor-threads=N, --rotor-verbose, --rotor-metrics=FILE, "
-                          "--rotor-trace=FILE, --rotor-label=NAME, --rotor-record-order=FILE, "
-                          "--rotor-replay-order=FILE)");
+                          "' (known: --rotor-threads=N, --rotor-verbose, "
+                          "--rotor-record-order=FILE, --rotor-replay-order=FILE)");
     }
   }
   argc = out;
@@ -164,12 +150,6 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
     }
     if (const char* v = std::getenv("ROTOR_VERBOSE"); v && !have_verbose) {
       s.verbose = std::string(v) != "0" && std::string(v) != "false" && *v != '\0';
-    }
-    if (const char* v = std::getenv("ROTOR_METRICS"); v && !have_metrics) {
-      s.metrics = v;
-    }
-    if (const char* v = std::getenv("ROTOR_TRACE"); v && !have_trace) {
-      s.trace = v;
     }
     if (const char* v = std::getenv("ROTOR_RECORD_ORDER"); v && !have_record) {
       s.record_order = v;
@@ -221,19 +201,12 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
       std::fprintf(stderr, "[rank %d] rotor: cannot discard stdout\n", state_->comm->rank());
     }
   }
-  detail::start_observability(state_->settings, argc > 0 && argv[0] ? argv[0] : "program",
-                              state_->comm->size(), state_->threads);
   detail::start_order_recording(state_->settings.record_order);
   detail::start_order_replay(state_->settings.replay_order);
 }
 
 Session::~Session() {
   detail::finish_order_recording();
-  try {
-    detail::finish_observability();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "[rank %d] rotor: %s\n", state_->comm->rank(), e.what());
-  }
   the_session = nullptr;
   detail::set_collective(nullptr);
   state_->arena.reset();

@@ -17,9 +17,6 @@
 /// environment variables (flags win):
 ///   --rotor-threads=N          worker threads per rank (default: cores / ranks on the node)
 ///   --rotor-verbose            one line per parallel loop: ranks, threads, plan, time
-///   --rotor-metrics=FILE       JSON lines per loop execution and rotor::report_metric values
-///   --rotor-trace=FILE         Chrome/Perfetto trace of every worker's blocks and transfers
-///   --rotor-label=NAME         the run's label in the metrics file
 ///   --rotor-record-order=FILE  write the order in which records were applied (rank 0 writes)
 ///   --rotor-replay-order=FILE  a serial run: Dataset::begin() follows the recorded order
 /// An unknown `--rotor-` flag or a bad value throws rotor::SettingsError naming it.
@@ -46,9 +43,6 @@ struct SessionSettings {
   bool verbose = false;
   std::string record_order; ///< empty: off
   std::string replay_order; ///< empty: off
-  std::string metrics;      ///< JSON-lines metrics file (docs/design/observability.md); empty: off
-  std::string trace;        ///< Chrome trace-event file; empty: off
-  std::string label;        ///< the run's label in the metrics file (default: serial / npR.tT)
 };
 
 class Session {
