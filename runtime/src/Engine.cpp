@@ -710,7 +710,9 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
   probe.begin(spec, info, space);
 
   if (mode == Mode::serial) {
+    const auto g0 = probe.now();
     replicate(space);
+    probe.rank_phase(SpanKind::layout, g0, probe.now());
     if (want_order) {
       space.ensure_ids();
     }
@@ -749,6 +751,7 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
       req.kind = Kind::one_d;
       req.workers = 1;
     }
+    const auto g0 = probe.now();
     if (skewed) {
       replicate(space);
     }
@@ -772,6 +775,7 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
       sched = layout->schedule;
       probe.set_local_records(records->local_count());
     }
+    probe.rank_phase(SpanKind::layout, g0, probe.now());
 
     const bool move = req.ranks > 1;
     MovePlan moves;

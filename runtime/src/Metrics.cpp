@@ -130,6 +130,7 @@ void write_loop_metrics(const LoopMetrics& m) {
             ", \"thread\": " + std::to_string(x.thread) +
             ", \"compute_s\": " + json_number(x.compute_s) +
             ", \"comm_s\": " + json_number(x.comm_s) + ", \"wait_s\": " + json_number(x.wait_s) +
+            ", \"layout_s\": " + json_number(x.layout_s) +
             ", \"records\": " + std::to_string(x.records) + "}";
   }
   write_line(s, line + "]}");

@@ -17,6 +17,7 @@ struct WorkerTimes {
   double compute_s = 0; ///< in the loop body
   double comm_s = 0;    ///< moving blocks and syncing arrays, not hidden behind compute
   double wait_s = 0;    ///< idle in a step while other workers computed (load imbalance)
+  double layout_s = 0;  ///< placing records: gathering, moving between ranks, sorting by cell
   std::uint64_t records = 0;
 };
 

@@ -295,7 +295,7 @@ void LoopProbe::rank_phase(SpanKind kind, Clock::time_point start, Clock::time_p
     return;
   }
   for (std::size_t t = 0; t < slots_.size(); ++t) {
-    slots_[t].comm_s += seconds(end - start);
+    (kind == SpanKind::layout ? slots_[t].layout_s : slots_[t].comm_s) += seconds(end - start);
     // the driver thread communicates; the rank's other workers wait for it
     add_span(static_cast<int>(t), t == 0 ? kind : SpanKind::wait, start, end, t == 0 ? bytes : -1);
   }
@@ -323,11 +323,12 @@ void LoopProbe::finish() {
   if (!o.gather_metrics || !o.comm) {
     return;
   }
-  // per rank: [seconds, bytes, slots, then per slot: compute, comm, wait, records]
+  // per rank: [seconds, bytes, slots, then per slot: compute, comm, wait, layout, records]
   std::vector<double> mine = {seconds(end - start_), static_cast<double>(bytes_),
                               static_cast<double>(slots_.size())};
   for (const Slot& s : slots_) {
-    mine.insert(mine.end(), {s.compute_s, s.comm_s, s.wait_s, static_cast<double>(s.records)});
+    mine.insert(mine.end(),
+                {s.compute_s, s.comm_s, s.wait_s, s.layout_s, static_cast<double>(s.records)});
   }
   std::vector<std::size_t> offsets;
   std::vector<char> all = o.comm->allgatherv(mine.data(), mine.size() * sizeof(double), offsets);
@@ -348,14 +349,17 @@ void LoopProbe::finish() {
     m.seconds = std::max(m.seconds, v[0]);
     m.bytes_moved += static_cast<std::uint64_t>(v[1]);
     const int slots = static_cast<int>(v[2]);
-    for (int t = 0; t < slots && 3 + 4 * t + 3 < static_cast<int>(v.size()); ++t) {
+    constexpr int k_per_slot = 5;
+    for (int t = 0; t < slots && 3 + k_per_slot * (t + 1) <= static_cast<int>(v.size()); ++t) {
+      const double* x = v.data() + 3 + k_per_slot * t;
       WorkerTimes w;
       w.rank = r;
       w.thread = t;
-      w.compute_s = v[3 + 4 * t];
-      w.comm_s = v[3 + 4 * t + 1];
-      w.wait_s = v[3 + 4 * t + 2];
-      w.records = static_cast<std::uint64_t>(v[3 + 4 * t + 3]);
+      w.compute_s = x[0];
+      w.comm_s = x[1];
+      w.wait_s = x[2];
+      w.layout_s = x[3];
+      w.records = static_cast<std::uint64_t>(x[4]);
       if (!redundant_ || r == 0) {
         m.records += w.records;
       }

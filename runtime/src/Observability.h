@@ -64,7 +64,8 @@ public:
   /// A step's workers start / have all finished (driver thread).
   void step_begin();
   void step_end();
-  /// The driver thread communicated from `start` to `end` while no worker of this rank ran.
+  /// The driver thread communicated (or laid records out: SpanKind::layout) from `start` to
+  /// `end` while no worker of this rank ran.
   void rank_phase(SpanKind kind, Clock::time_point start, Clock::time_point end,
                   std::int64_t bytes = -1);
   void add_bytes_moved(std::uint64_t bytes) { bytes_ += bytes; }
@@ -76,7 +77,7 @@ public:
 
 private:
   struct alignas(64) Slot {
-    double compute_s = 0, comm_s = 0, wait_s = 0;
+    double compute_s = 0, comm_s = 0, wait_s = 0, layout_s = 0;
     std::uint64_t records = 0, progress_counted = 0;
     bool ran = false; ///< in the current step
     Clock::time_point cell_start, cell_end;

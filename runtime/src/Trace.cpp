@@ -56,6 +56,8 @@ const char* name_of(SpanKind k) {
     return "wait";
   case SpanKind::sync:
     return "sync";
+  case SpanKind::layout:
+    return "layout";
   }
   return "?";
 }

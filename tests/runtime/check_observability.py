@@ -50,7 +50,8 @@ def check_metrics(path, args):
         last_t = t if isinstance(t, (int, float)) else last_t
     loop_keys = ("loop", "plan", "execution", "t", "seconds", "records", "records_per_s",
                  "bytes_moved", "workers")
-    worker_keys = ("worker", "rank", "thread", "compute_s", "comm_s", "wait_s", "records")
+    worker_keys = ("worker", "rank", "thread", "compute_s", "comm_s", "wait_s", "layout_s",
+                   "records")
     for line in loops:
         where = f"{path}: loop {line.get('loop')} execution {line.get('execution')}"
         if not all(check(k in line, f"{where}: lacks {k!r}") for k in loop_keys):
@@ -63,10 +64,11 @@ def check_metrics(path, args):
         check(line["bytes_moved"] >= 0, f"{where}: bytes_moved {line['bytes_moved']}")
         for w in line["workers"]:
             if all(check(k in w, f"{where}: worker lacks {k!r}") for k in worker_keys):
-                for k in ("compute_s", "comm_s", "wait_s"):
+                for k in ("compute_s", "comm_s", "wait_s", "layout_s"):
                     check(w[k] >= 0, f"{where}: worker {w['worker']} {k} {w[k]}")
-                    check(w[k] <= line["seconds"] + 1e-3,
-                          f"{where}: worker {w['worker']} {k} {w[k]} > seconds {line['seconds']}")
+                total = sum(w[k] for k in ("compute_s", "comm_s", "wait_s", "layout_s"))
+                check(total <= line["seconds"] + 1e-3,
+                      f"{where}: worker {w['worker']} times add to {total} > {line['seconds']} s")
                 check(0 <= w["rank"] < args.ranks and 0 <= w["thread"] < args.threads,
                       f"{where}: worker rank/thread {w['rank']}/{w['thread']}")
         check(sorted(w.get("worker") for w in line["workers"]) == list(range(len(line["workers"]))),
@@ -129,7 +131,7 @@ def check_trace(path, args):
         ok = all(check(k in e, f"{path}: event lacks {k!r}: {e}") for k in ("name", "ts", "dur", "pid", "tid"))
         if not ok:
             continue
-        check(e["name"] in ("compute", "send", "recv", "wait", "sync"), f"{path}: name {e['name']}")
+        check(e["name"] in ("compute", "send", "recv", "wait", "sync", "layout"), f"{path}: name {e['name']}")
         check(e["dur"] >= 0 and e["ts"] >= 0, f"{path}: negative time {e}")
         check(0 <= e["pid"] < args.ranks and 0 <= e["tid"] < args.threads, f"{path}: track {e}")
         if e["name"] == "compute":
