@@ -1,5 +1,40 @@
-# Installation (cmake --install): libraries, headers, rotor-cc and the CMake package.
+# Installation (cmake --install): libraries, headers, rotor-cc and the CMake package, so that
+#   find_package(Rotor REQUIRED)
+#   rotor_add_executable(app app.cpp)
+# works against the installed tree (RotorConfig.cmake.in).
 include(GNUInstallDirs)
-foreach(module analysis distarray runtime)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${module}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+include(CMakePackageConfigHelpers)
+foreach(module analysis distarray runtime frontend)
+  if(EXISTS ${PROJECT_SOURCE_DIR}/${module}/include)
+    install(DIRECTORY ${PROJECT_SOURCE_DIR}/${module}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  endif()
 endforeach()
+
+# Libraries a user program links, exported as rotor::<name>.
+set(rotor_exported "")
+foreach(lib rotor_hdf5 rotor_distarray rotor_runtime rotor_rotor)
+  if(TARGET ${lib})
+    string(REGEX REPLACE "^rotor_" "" export_name ${lib})
+    set_target_properties(${lib} PROPERTIES EXPORT_NAME ${export_name})
+    list(APPEND rotor_exported ${lib})
+  endif()
+endforeach()
+install(TARGETS ${rotor_exported} EXPORT RotorTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(EXPORT RotorTargets NAMESPACE rotor:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Rotor)
+
+if(TARGET rotor-cc)
+  install(TARGETS rotor-cc RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(FILES ${PROJECT_BINARY_DIR}/frontend/install/rotor-cc.cfg
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/rotor)
+endif()
+
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/RotorConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/RotorConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Rotor)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/RotorConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/RotorConfig.cmake ${PROJECT_BINARY_DIR}/RotorConfigVersion.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/RotorCompile.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Rotor)

@@ -269,7 +269,16 @@ std::uint64_t load_delimited_raw(const std::string& path, const CsvOptions& o,
     }
     TextShard shard(data_begin, end, c.rank(), c.size());
     // Room for records estimated from the mean length of the first lines (grows if short).
-    out.reserve(shard.bytes() / mean_line_bytes(data_begin, end) * 9 / 8 + 16);
+    const std::size_t estimate = shard.bytes() / mean_line_bytes(data_begin, end) * 9 / 8 + 16;
+    if (static_cast<double>(estimate) * static_cast<double>(layout.record_size) >
+        static_cast<double>(loader_memory_limit())) {
+      error = LocalError{0, "this rank's share (about " + std::to_string(estimate) +
+                                " records) needs more than " +
+                                human_bytes(static_cast<double>(loader_memory_limit())) +
+                                " of memory; use more ranks"};
+      return;
+    }
+    out.reserve(estimate);
     std::string why;
     while (shard.next(line)) {
       if (line_is_blank(line)) {

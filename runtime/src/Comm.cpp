@@ -166,12 +166,13 @@ void Comm::broadcast(void* data, std::size_t bytes, int root) {
   }
 }
 
-std::vector<char> Comm::allgatherv(const void* data, std::size_t bytes,
-                                   std::vector<std::size_t>& offsets) {
+void Comm::allgatherv_into(const void* data, std::size_t bytes, std::vector<char>& out,
+                           std::vector<std::size_t>& offsets) {
   if (!use_mpi_ || size_ == 1) {
     offsets = {0, bytes};
     const char* p = static_cast<const char*>(data);
-    return std::vector<char>(p, p + bytes);
+    out.assign(p, p + bytes);
+    return;
   }
   std::int64_t mine = static_cast<std::int64_t>(bytes);
   std::vector<std::int64_t> sizes(static_cast<std::size_t>(size_));
@@ -184,10 +185,16 @@ std::vector<char> Comm::allgatherv(const void* data, std::size_t bytes,
     counts[r] = to_int_count(static_cast<std::size_t>(sizes[r]), "allgatherv");
     displs[r] = to_int_count(offsets[r], "allgatherv");
   }
-  std::vector<char> out(offsets.back());
+  out.resize(offsets.back());
   check(MPI_Allgatherv(data, counts[rank_], MPI_BYTE, out.data(), counts.data(), displs.data(),
                        MPI_BYTE, MPI_COMM_WORLD),
         "MPI_Allgatherv");
+}
+
+std::vector<char> Comm::allgatherv(const void* data, std::size_t bytes,
+                                   std::vector<std::size_t>& offsets) {
+  std::vector<char> out;
+  allgatherv_into(data, bytes, out, offsets);
   return out;
 }
 

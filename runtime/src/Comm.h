@@ -46,6 +46,9 @@ public:
   /// Concatenation of every rank's bytes in rank order; `offsets` gets size()+1 entries.
   std::vector<char> allgatherv(const void* data, std::size_t bytes,
                                std::vector<std::size_t>& offsets);
+  /// The same into `out` (reused: its pages are not faulted in again on every call).
+  void allgatherv_into(const void* data, std::size_t bytes, std::vector<char>& out,
+                       std::vector<std::size_t>& offsets);
   std::vector<std::vector<char>> alltoallv(const std::vector<std::vector<char>>& send);
   [[noreturn]] void abort(const char* message);
 

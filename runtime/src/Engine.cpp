@@ -14,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <exception>
@@ -261,6 +262,33 @@ std::size_t box_bytes(const Box& b, const ArrayBinding& a) {
   return static_cast<std::size_t>(b.volume()) * a.elem_bytes;
 }
 
+/// Reused message buffers: fresh large buffers cost a page fault per 4 KiB on every loop.
+class BufferPool {
+public:
+  std::vector<char> take(std::size_t bytes) {
+    std::vector<char> v;
+    if (!free_.empty()) {
+      v = std::move(free_.back());
+      free_.pop_back();
+    }
+    v.resize(bytes);
+    return v;
+  }
+  void give(std::vector<char>&& v) {
+    if (v.capacity() > 0 && free_.size() < 64) {
+      free_.push_back(std::move(v));
+    }
+  }
+
+private:
+  std::vector<std::vector<char>> free_;
+};
+
+BufferPool& buffer_pool() {
+  static BufferPool pool;
+  return pool;
+}
+
 struct CommStats {
   double transfer_s = 0; ///< from posting a batch to seeing it complete
   double exposed_s = 0;  ///< of that, time the rank waited with no cell running
@@ -300,7 +328,7 @@ public:
         bytes += box_bytes(t->box, arrays_[t->array]);
       }
       if (bytes) {
-        b.recv_buf[r].resize(bytes);
+        b.recv_buf[r] = buffer_pool().take(bytes);
         b.recvs.push_back(c.irecv(b.recv_buf[r].data(), bytes, r, tag));
       }
     }
@@ -314,7 +342,7 @@ public:
       }
       sends_.emplace_back();
       Send& snd = sends_.back();
-      snd.buffer.resize(bytes);
+      snd.buffer = buffer_pool().take(bytes);
       std::size_t off = 0;
       for (const Transfer* t : out[r]) {
         const ArrayBinding& a = arrays_[t->array];
@@ -363,6 +391,7 @@ public:
     batches_.clear();
     for (Send& snd : sends_) {
       comm().wait_all(snd.request);
+      buffer_pool().give(std::move(snd.buffer));
     }
     sends_.clear();
   }
@@ -398,14 +427,18 @@ private:
       }
     }
     b.applied = true;
+    for (auto& buf : b.recv_buf) {
+      buffer_pool().give(std::move(buf));
+    }
   }
   void prune() {
     batches_.erase(
         std::remove_if(batches_.begin(), batches_.end(), [](const Batch& b) { return b.applied; }),
         batches_.end());
-    sends_.erase(std::remove_if(sends_.begin(), sends_.end(),
-                                [](const Send& s) { return s.request.empty(); }),
-                 sends_.end());
+    while (!sends_.empty() && sends_.front().request.empty()) {
+      buffer_pool().give(std::move(sends_.front().buffer));
+      sends_.pop_front();
+    }
   }
 
   const MovePlan& plan_;
@@ -420,20 +453,27 @@ private:
 void end_sync(const MovePlan& plan, std::vector<ArrayBinding>& arrays) {
   Comm& c = comm();
   const int me = c.rank();
-  std::vector<char> mine;
+  std::size_t bytes = 0;
+  for (int ai : plan.box_arrays) {
+    for (std::size_t k = 0; k < plan.end_owned[ai].size(); ++k) {
+      if (plan.end_owner[ai][k] == me) {
+        bytes += box_bytes(plan.end_owned[ai][k], arrays[ai]);
+      }
+    }
+  }
+  std::vector<char> mine = buffer_pool().take(bytes);
+  std::size_t at = 0;
   for (int ai : plan.box_arrays) {
     const ArrayBinding& a = arrays[ai];
     for (std::size_t k = 0; k < plan.end_owned[ai].size(); ++k) {
       if (plan.end_owner[ai][k] == me) {
-        const Box& b = plan.end_owned[ai][k];
-        std::size_t at = mine.size();
-        mine.resize(at + box_bytes(b, a));
-        pack_box(a.data, a.shape, a.elem_bytes, b, mine.data() + at);
+        at += pack_box(a.data, a.shape, a.elem_bytes, plan.end_owned[ai][k], mine.data() + at);
       }
     }
   }
   std::vector<std::size_t> offsets;
-  std::vector<char> all = c.allgatherv(mine.data(), mine.size(), offsets);
+  std::vector<char> all = buffer_pool().take(0);
+  c.allgatherv_into(mine.data(), mine.size(), all, offsets);
   for (int r = 0; r < c.size(); ++r) {
     if (r == me) {
       continue;
@@ -448,6 +488,8 @@ void end_sync(const MovePlan& plan, std::vector<ArrayBinding>& arrays) {
       }
     }
   }
+  buffer_pool().give(std::move(mine));
+  buffer_pool().give(std::move(all));
 }
 
 /// Written arrays whose blocks do not follow the partition: every rank sends the elements it
@@ -814,6 +856,8 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
 
     CommStats stats;
     Mover mover(moves, arrays, stats);
+    const auto t_layout = Clock::now();
+    const double layout_s = std::chrono::duration<double>(t_layout - t0).count();
     std::vector<std::uint64_t> my_order;  // ids in (step, slot) order
     std::vector<std::uint64_t> my_counts; // per (step, slot)
     const int first_worker = req.rank * threads;
@@ -902,6 +946,7 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
                          static_cast<std::int64_t>(stats.bytes - sent));
       }
     }
+    const auto t_steps = Clock::now();
     if (move) {
       const auto e0 = probe.now();
       mover.complete_all();
@@ -909,6 +954,8 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
       diff_sync(moves.diff_arrays, arrays, snapshots);
       probe.rank_phase(SpanKind::sync, e0, probe.now());
     }
+    const double sync_s = std::chrono::duration<double>(Clock::now() - t_steps).count();
+    const double steps_s = std::chrono::duration<double>(t_steps - t_layout).count();
     if (want_order) {
       std::vector<std::uint64_t> global;
       if (req.ranks == 1) {
@@ -938,7 +985,8 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
     }
     std::ostringstream s;
     s << kind_name(req.kind) << (skewed ? " (skewed)" : "") << " over " << sched.steps.size()
-      << " steps, " << sched.cells << " cells";
+      << " steps, " << sched.cells << " cells (layout " << layout_s << " s, steps " << steps_s
+      << " s, end sync " << sync_s << " s)";
     if (move) {
       s << ", " << stats.bytes << " bytes sent in-loop, communication hidden "
         << (stats.transfer_s > 0 ? 100.0 * (1.0 - stats.exposed_s / stats.transfer_s) : 100.0)
@@ -950,7 +998,8 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
   }
 
   probe.end_execute();
-  if (session_state().settings.verbose && c.rank() == 0 && !quiet()) {
+  if (session_state().settings.verbose && (c.rank() == 0 || std::getenv("ROTOR_VERBOSE_ALL")) &&
+      !quiet()) {
     const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
     std::fprintf(stderr, "rotor: %s: %s: %d ranks x %d threads, %s, %.3f s\n", where(spec).c_str(),
                  kind_name(spec.kind), c.size(), session_state().threads, summary.c_str(), dt);

@@ -48,6 +48,22 @@ bool layout_valid(const RecordLayout& l, const LayoutRequest& req, SpaceAccess& 
   if (f == 0 && !req.ordered) {
     return true;
   }
+  const bool skewed = req.matrix && !req.matrix->empty();
+  if (!req.ordered && !skewed) {
+    std::vector<std::int64_t> lo(static_cast<std::size_t>(f)), hi(lo.size());
+    for (int c = 0; c < s.cells; ++c) {
+      for (int j = 0; j < f; ++j) {
+        const int b = s.coordinate(c, j);
+        lo[j] = s.block_first(j, b);
+        hi[j] = s.block_end(j, b);
+      }
+      if (!space.keys_in_range(l.seg_begin[c], l.seg_end[c], f, s.field_keys.data(), lo.data(),
+                               hi.data())) {
+        return false;
+      }
+    }
+    return true;
+  }
   std::vector<std::int64_t> keys(static_cast<std::size_t>(space.key_count()) + 1),
       prev(keys.size()), scratch(req.field_keys.size() + 1);
   for (int c = 0; c < s.cells; ++c) {

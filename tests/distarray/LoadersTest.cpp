@@ -127,6 +127,12 @@ TEST(LoadCsv, Errors) {
   EXPECT_EQ(d[1].user, -1);
 }
 
+TEST(LoadCsv, ShareLargerThanMemoryIsAnError) {
+  rotor::detail::set_loader_memory_limit(100);
+  expect_csv_error("1,2,3\n4,5,6\n", 0, "of memory; use more ranks");
+  rotor::detail::set_loader_memory_limit(0);
+}
+
 TEST(LoadCsv, MissingFileAndDirectoryAreOneLineErrors) {
   expect_input_error([] { rotor::load_csv<Rating>("/nonexistent/r.csv"); }, "/nonexistent/r.csv", 0,
                      "cannot open: No such file or directory");

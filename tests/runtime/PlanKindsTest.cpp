@@ -219,3 +219,37 @@ TEST(Spec, WrongArrayCountIsAnError) {
 
 } // namespace
 } // namespace rotor::test
+
+namespace rotor::test {
+namespace {
+
+TEST(Layout, ChangedRecordsBetweenLoopsAreLaidOutAgain) {
+  CaptureOrders capture;
+  auto records = make_ratings(1500, 30, 20, 41);
+  Dataset<Rating> ratings(records);
+  DistArray<float, 1> W({30}), W0({30});
+  auto body = [](const Rating& r, auto& W) { W[r.user] = W[r.user] * 0.5f + r.value; };
+  auto s = spec(codegen::Kind::one_d, {0},
+                {array("W", codegen::Role::partitioned, 0, true, {{0, 0, 0}})});
+  std::tuple<> none;
+  for (int round = 0; round < 3; ++round) {
+    codegen::run_loop(s, ratings, codegen::keys(&Rating::user), std::tie(W), none, body);
+    replay(records, last_order(), [&](const Rating& r) { body(r, W0); });
+    ASSERT_TRUE(bitwise_equal(W, W0)) << "round " << round;
+    // change this rank's records the way user code between loops may: reverse them and move
+    // every record to another user (the serial copy follows by id)
+    auto& local = detail::DatasetInternals::records(ratings);
+    auto& ids = detail::DatasetInternals::ids(ratings);
+    std::reverse(local.begin(), local.end());
+    std::reverse(ids.begin(), ids.end());
+    for (std::size_t i = 0; i < local.size(); ++i) {
+      local[i].user = (local[i].user + 7) % 30;
+    }
+    for (Rating& r : records) {
+      r.user = (r.user + 7) % 30;
+    }
+  }
+}
+
+} // namespace
+} // namespace rotor::test

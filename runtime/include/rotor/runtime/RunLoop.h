@@ -49,6 +49,20 @@ public:
   std::size_t local_count() const override { return records().size(); }
   bool distributed() const override { return d_.distribution() == Distribution::distributed; }
   void keys(std::size_t i, std::int64_t* out) const override { keys_.extract(records()[i], out); }
+  bool keys_in_range(std::size_t begin, std::size_t end, int fields, const int* field_keys,
+                     const std::int64_t* lo, const std::int64_t* hi) const override {
+    const Record* recs = records().data();
+    std::int64_t k[Keys::size + 1];
+    for (std::size_t i = begin; i < end; ++i) {
+      keys_.extract(recs[i], k);
+      for (int j = 0; j < fields; ++j) {
+        if (k[field_keys[j]] < lo[j] || k[field_keys[j]] >= hi[j]) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
   std::size_t record_bytes() const override { return sizeof(Record); }
   char* record_data() override { return reinterpret_cast<char*>(records().data()); }
   std::vector<std::uint64_t>& ids() override { return DatasetInternals::ids(d_); }

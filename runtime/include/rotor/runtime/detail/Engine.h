@@ -36,6 +36,21 @@ public:
   virtual std::size_t local_count() const { return 0; }
   virtual bool distributed() const { return false; }
   virtual void keys(std::size_t /*i*/, std::int64_t* /*out*/) const {}
+  /// True when every local record in [begin, end) has key field_keys[j] in [lo[j], hi[j]) for
+  /// j < fields (validating a cached layout; overridden with an inlined loop).
+  virtual bool keys_in_range(std::size_t begin, std::size_t end, int fields, const int* field_keys,
+                             const std::int64_t* lo, const std::int64_t* hi) const {
+    std::vector<std::int64_t> k(static_cast<std::size_t>(key_count()) + 1);
+    for (std::size_t i = begin; i < end; ++i) {
+      keys(i, k.data());
+      for (int j = 0; j < fields; ++j) {
+        if (k[field_keys[j]] < lo[j] || k[field_keys[j]] >= hi[j]) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
   virtual std::size_t record_bytes() const { return 0; }
   virtual char* record_data() { return nullptr; }
   /// Record ids (empty when not kept).

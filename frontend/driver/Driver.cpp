@@ -1,0 +1,346 @@
+#include "Driver.h"
+
+#include "DriverConfig.h"
+#include "rotor/frontend/Explain.h"
+#include "rotor/frontend/Frontend.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace rotor::driver {
+namespace {
+
+enum class Explain { none, text, json };
+
+struct Command {
+  Explain explain = Explain::none;
+  std::string emit_source;
+  bool verbose = false;
+  std::string host;                    ///< launcher mode: the compiler CMake passed
+  std::vector<std::string> args;       ///< everything for the host compiler
+  std::vector<std::size_t> sources;    ///< indexes into args of C++ source files
+  std::vector<std::string> parse_args; ///< the subset that matters for parsing
+  bool links = true;                   ///< no -c / -S / -E
+  std::string output;                  ///< -o
+};
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool is_source(const std::string& a) {
+  for (const char* ext : {".cpp", ".cc", ".cxx", ".c++", ".C", ".cp"}) {
+    if (ends_with(a, ext)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool takes_value(const std::string& a) {
+  for (const char* o : {"-o",
+                        "-I",
+                        "-D",
+                        "-U",
+                        "-include",
+                        "-isystem",
+                        "-iquote",
+                        "-idirafter",
+                        "-imacros",
+                        "-x",
+                        "-MF",
+                        "-MT",
+                        "-MQ",
+                        "-L",
+                        "-Xlinker",
+                        "-Xassembler",
+                        "-Xpreprocessor",
+                        "-isysroot",
+                        "--sysroot",
+                        "-T",
+                        "-u",
+                        "-z"}) {
+    if (a == o) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool is_executable(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+/// CMake's compiler-launcher form: the first argument is the compiler itself.
+bool looks_like_compiler(const std::string& a) {
+  if (a.empty() || a[0] == '-' || is_source(a)) {
+    return false;
+  }
+  const std::string base =
+      a.substr(a.find_last_of('/') == std::string::npos ? 0 : a.find_last_of('/') + 1);
+  const bool named = base.find("++") != std::string::npos || base == "cc" || base == "gcc" ||
+                     base == "clang" || base.rfind("g++", 0) == 0;
+  return named && (a.find('/') == std::string::npos || is_executable(a));
+}
+
+void usage(std::ostream& os) {
+  os << "usage: rotor-cc [rotor options] <compiler arguments>\n"
+        "  rotor-cc -O2 prog.cpp -o prog        analyse, rewrite, compile and link\n"
+        "  rotor-cc --emit-source=out.cpp prog.cpp  write the rewritten source\n"
+        "  rotor-cc --explain prog.cpp          report the plan of every annotated loop\n"
+        "  rotor-cc --explain=json prog.cpp     the same as JSON\n"
+        "rotor options: --explain[=text|json] --emit-source=FILE -v --help\n"
+        "Every other argument goes to the host compiler.\n";
+}
+
+int parse_command(const std::vector<std::string>& in, Command& cmd) {
+  std::size_t start = 0;
+  if (!in.empty() && looks_like_compiler(in[0])) {
+    cmd.host = in[0];
+    start = 1;
+  }
+  for (std::size_t i = start; i < in.size(); ++i) {
+    const std::string& a = in[i];
+    if (a == "--explain" || a == "--explain=text") {
+      cmd.explain = Explain::text;
+    } else if (a == "--explain=json") {
+      cmd.explain = Explain::json;
+    } else if (a.rfind("--explain=", 0) == 0) {
+      std::cerr << "rotor-cc: error: unknown report '" << a.substr(10)
+                << "' (use --explain or --explain=json)\n";
+      return 2;
+    } else if (a.rfind("--emit-source=", 0) == 0) {
+      cmd.emit_source = a.substr(14);
+      if (cmd.emit_source.empty()) {
+        std::cerr << "rotor-cc: error: --emit-source= needs a file name\n";
+        return 2;
+      }
+    } else if (a == "-v" || a == "--verbose") {
+      cmd.verbose = true;
+    } else if (a == "--help" || a == "-h") {
+      usage(std::cout);
+      return 0;
+    } else {
+      const bool separate = takes_value(a) && i + 1 < in.size();
+      cmd.args.push_back(a);
+      if (a == "-c" || a == "-S" || a == "-E" || a == "-fsyntax-only") {
+        cmd.links = false;
+      }
+      const bool parse_flag = a.rfind("-I", 0) == 0 || a.rfind("-D", 0) == 0 ||
+                              a.rfind("-U", 0) == 0 || a.rfind("-std=", 0) == 0 ||
+                              a.rfind("-isystem", 0) == 0 || a.rfind("-iquote", 0) == 0 ||
+                              a.rfind("-idirafter", 0) == 0 || a == "-include" || a == "-imacros" ||
+                              a == "-pthread" || a == "-fopenmp";
+      if (parse_flag) {
+        cmd.parse_args.push_back(a);
+      }
+      if (separate) {
+        cmd.args.push_back(in[++i]);
+        if (parse_flag) {
+          cmd.parse_args.push_back(in[i]);
+        }
+        if (a == "-o") {
+          cmd.output = in[i];
+        }
+      } else if (!a.empty() && a[0] != '-' && is_source(a)) {
+        cmd.sources.push_back(cmd.args.size() - 1);
+      }
+    }
+  }
+  return -1;
+}
+
+int run_process(const std::vector<std::string>& argv, bool verbose) {
+  if (verbose) {
+    std::string line;
+    for (const auto& a : argv) {
+      line += (line.empty() ? "" : " ") + a;
+    }
+    std::cerr << "rotor-cc: " << line << "\n";
+  }
+  std::vector<char*> cargs;
+  for (const auto& a : argv) {
+    cargs.push_back(const_cast<char*>(a.c_str()));
+  }
+  cargs.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    std::cerr << "rotor-cc: error: cannot start '" << argv[0] << "'\n";
+    return 2;
+  }
+  if (pid == 0) {
+    execvp(cargs[0], cargs.data());
+    std::cerr << "rotor-cc: error: cannot run '" << argv[0] << "'\n";
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  if (WIFEXITED(status)) {
+    return WEXITSTATUS(status);
+  }
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string dir_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+}
+
+std::string base_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+/// A fresh private directory for rewritten sources that have no object file to sit next to.
+std::string temp_dir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string templ = std::string(base && *base ? base : "/tmp") + "/rotor-cc-XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  if (mkdtemp(buf.data()) == nullptr) {
+    return "";
+  }
+  return buf.data();
+}
+
+void print(const std::vector<frontend::Diagnostic>& diags) {
+  for (const auto& d : diags) {
+    std::cerr << frontend::format(d);
+  }
+}
+
+} // namespace
+
+int run_driver(const std::vector<std::string>& args, const std::string& argv0) {
+  Command cmd;
+  if (const int rc = parse_command(args, cmd); rc >= 0) {
+    return rc;
+  }
+  if (cmd.sources.empty() && cmd.explain != Explain::none) {
+    std::cerr << "rotor-cc: error: no C++ source file to explain\n";
+    return 2;
+  }
+  if (cmd.args.empty()) {
+    usage(std::cerr);
+    return 2;
+  }
+  DriverConfig config;
+  std::string config_error;
+  if (!load_config(argv0, config, config_error)) {
+    std::cerr << "rotor-cc: error: " << config_error << "\n";
+    return 2;
+  }
+  frontend::Options options;
+  for (const std::string& a : cmd.parse_args) {
+    options.clang_args.push_back(a);
+  }
+  for (const std::string& a : config.compile) {
+    options.clang_args.push_back(a);
+  }
+  options.rewrite = cmd.explain == Explain::none;
+  if (cmd.verbose) {
+    std::cerr << "rotor-cc: configuration " << config.path << "\n";
+  }
+
+  // Analyse (and rewrite) every source.
+  std::vector<frontend::LoopResult> all_loops;
+  std::vector<std::string> replaced(cmd.args);
+  std::string tmp;
+  bool failed = false;
+  for (std::size_t index : cmd.sources) {
+    const std::string& src = cmd.args[index];
+    frontend::FileResult r = frontend::process_file(src, options);
+    print(r.diagnostics);
+    if (!r.ok) {
+      if (r.diagnostics.empty()) {
+        std::cerr << src << ":1:1: error: rotor-cc could not parse this file\n";
+      }
+      failed = true;
+      continue;
+    }
+    for (auto& l : r.loops) {
+      all_loops.push_back(std::move(l));
+    }
+    if (cmd.explain != Explain::none) {
+      continue;
+    }
+    print(r.remarks);
+    if (!cmd.emit_source.empty()) {
+      const std::string target =
+          cmd.sources.size() == 1 ? cmd.emit_source : dir_of(cmd.emit_source) + "/" + base_of(src);
+      if (!write_file(target, r.rewritten)) {
+        std::cerr << "rotor-cc: error: cannot write '" << target << "'\n";
+        return 2;
+      }
+    }
+    if (!r.changed) {
+      continue;
+    }
+    std::string out_path;
+    if (!cmd.output.empty() && !cmd.links && cmd.sources.size() == 1) {
+      out_path = cmd.output + ".rotor.cpp";
+    } else {
+      if (tmp.empty()) {
+        tmp = temp_dir();
+        if (tmp.empty()) {
+          std::cerr << "rotor-cc: error: cannot create a temporary directory\n";
+          return 2;
+        }
+      }
+      out_path = tmp + "/" + base_of(src);
+    }
+    if (!write_file(out_path, r.rewritten)) {
+      std::cerr << "rotor-cc: error: cannot write '" << out_path << "'\n";
+      return 2;
+    }
+    replaced[index] = out_path;
+    replaced.push_back("-iquote");
+    replaced.push_back(dir_of(src));
+  }
+  if (failed) {
+    return 1;
+  }
+  if (cmd.explain == Explain::json) {
+    std::cout << frontend::explain_json(all_loops);
+    return 0;
+  }
+  if (cmd.explain == Explain::text) {
+    std::cout << frontend::explain_text(all_loops);
+    return 0;
+  }
+  if (!cmd.emit_source.empty() && cmd.output.empty() && cmd.links) {
+    return 0; // only the rewritten source was asked for
+  }
+
+  std::vector<std::string> compile = {cmd.host.empty() ? config.cxx : cmd.host};
+  compile.insert(compile.end(), replaced.begin(), replaced.end());
+  compile.insert(compile.end(), config.compile.begin(), config.compile.end());
+  if (cmd.links && cmd.host.empty()) {
+    compile.insert(compile.end(), config.link.begin(), config.link.end());
+  }
+  const int rc = run_process(compile, cmd.verbose);
+  if (!tmp.empty() && std::getenv("ROTOR_CC_KEEP") == nullptr) {
+    for (std::size_t index : cmd.sources) {
+      if (replaced[index] != cmd.args[index] && replaced[index].rfind(tmp, 0) == 0) {
+        std::remove(replaced[index].c_str());
+      }
+    }
+    rmdir(tmp.c_str());
+  }
+  return rc;
+}
+
+} // namespace rotor::driver

@@ -1,0 +1,73 @@
+#pragma once
+/// \file
+/// The Rotor frontend: parses one C++ file with Clang 14, finds every
+/// `#pragma rotor parallel_for` loop, lowers it to an analysis::LoopModel, plans it
+/// (analysis::plan_loop) and rewrites it into a `rotor::codegen::run_loop` call
+/// (docs/design/codegen-contract.md).
+///
+/// \code
+///   rotor::frontend::Options opts;
+///   opts.clang_args = {"-I/opt/rotor/include", "-std=c++17"};
+///   rotor::frontend::FileResult r = rotor::frontend::process_file("sgd_mf.cpp", opts);
+///   for (const auto& d : r.diagnostics) std::cerr << rotor::frontend::format(d);
+///   if (r.ok) write(r.rewritten);   // the whole file, only the loops changed
+/// \endcode
+
+#include "rotor/analysis/LoopModel.h"
+#include "rotor/analysis/Plan.h"
+
+#include <string>
+#include <vector>
+
+namespace rotor::frontend {
+
+enum class Severity { error, warning, note };
+
+/// A user-facing message in the Clang style: `file:line:col: warning: ...`.
+struct Diagnostic {
+  Severity severity = Severity::error;
+  std::string file;
+  int line = 0;
+  int col = 0;
+  std::string message;
+  std::string source_line; ///< the line of source it points at (may be empty)
+};
+
+/// `file:line:col: severity: message`, then the source line and a caret, newline-terminated.
+std::string format(const Diagnostic& d);
+
+/// One annotated loop, lowered and planned.
+struct LoopResult {
+  analysis::LoopModel model;
+  analysis::Plan plan;
+  bool gpu = false;
+};
+
+struct Options {
+  /// Extra arguments for the Clang parse: -I, -isystem, -D, -U, -std=..., -include.
+  std::vector<std::string> clang_args;
+  /// The file name written into `#line` directives, LoopSpec and diagnostics
+  /// (default: the path as given).
+  std::string display_name;
+  /// Rewrite the source (false: analyse and plan only, as for --explain).
+  bool rewrite = true;
+};
+
+struct FileResult {
+  bool ok = false;                     ///< parsed, and every pragma was well placed
+  std::vector<LoopResult> loops;       ///< in source order
+  std::vector<Diagnostic> diagnostics; ///< rotor's own (Clang's are printed to stderr)
+  /// `loop not parallelized: <reason>` warnings (+ a note at the blocking access) for serial
+  /// plans; the driver prints them when it compiles.
+  std::vector<Diagnostic> remarks;
+  bool changed = false;  ///< at least one loop was rewritten
+  std::string rewritten; ///< the whole rewritten file (when rewrite && ok)
+};
+
+/// Parses `path` with Clang and processes its annotated loops. Never throws for user errors.
+FileResult process_file(const std::string& path, const Options& options);
+
+/// The same on in-memory source (tests); `name` is the file name used in messages.
+FileResult process_source(const std::string& code, const std::string& name, const Options& options);
+
+} // namespace rotor::frontend

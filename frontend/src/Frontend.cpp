@@ -1,0 +1,242 @@
+#include "rotor/frontend/Frontend.h"
+
+#include "LoopRewriter.h"
+#include "Lowering.h"
+#include "PragmaHandler.h"
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Lex/Lexer.h>
+#include <clang/Rewrite/Core/Rewriter.h>
+#include <clang/Tooling/Tooling.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace rotor::frontend {
+
+using namespace clang;
+
+std::string format(const Diagnostic& d) {
+  std::ostringstream os;
+  const char* sev = d.severity == Severity::error     ? "error"
+                    : d.severity == Severity::warning ? "warning"
+                                                      : "note";
+  if (!d.file.empty()) {
+    os << d.file << ":" << d.line << ":" << d.col << ": ";
+  }
+  os << sev << ": " << d.message << "\n";
+  if (!d.source_line.empty()) {
+    os << d.source_line << "\n";
+    std::string caret;
+    for (int i = 1; i < d.col && i <= static_cast<int>(d.source_line.size()); ++i) {
+      caret += d.source_line[static_cast<std::size_t>(i - 1)] == '\t' ? '\t' : ' ';
+    }
+    os << caret << "^\n";
+  }
+  return os.str();
+}
+
+namespace {
+
+/// Every statement of the main file that a pragma might precede, by the location of its
+/// first token.
+class LoopCollector : public RecursiveASTVisitor<LoopCollector> {
+public:
+  explicit LoopCollector(const SourceManager& sm) : sm_(sm) {}
+  bool VisitCXXForRangeStmt(CXXForRangeStmt* s) {
+    if (sm_.isWrittenInMainFile(s->getForLoc())) {
+      range_fors[s->getForLoc().getRawEncoding()] = s;
+    }
+    return true;
+  }
+  std::map<unsigned, CXXForRangeStmt*> range_fors;
+
+private:
+  const SourceManager& sm_;
+};
+
+class Consumer : public ASTConsumer {
+public:
+  Consumer(std::vector<RotorPragma>& pragmas, FileResult& result, const Options& options,
+           std::string name)
+      : pragmas_(pragmas), result_(result), options_(options), name_(std::move(name)) {}
+
+  void HandleTranslationUnit(ASTContext& ctx) override {
+    if (ctx.getDiagnostics().hasErrorOccurred()) {
+      result_.ok = false;
+      return;
+    }
+    result_.ok = true;
+    const SourceManager& sm = ctx.getSourceManager();
+    Rewriter rw(ctx.getSourceManager(), ctx.getLangOpts());
+
+    for (const RotorPragma& p : pragmas_) {
+      if (!sm.isWrittenInMainFile(sm.getExpansionLoc(p.hash))) {
+        continue;
+      }
+      if (!p.error.empty()) {
+        error(sm, p.error_loc.isValid() ? p.error_loc : p.hash, p.error);
+        continue;
+      }
+      CXXForRangeStmt* loop = following_loop(ctx, p);
+      if (loop == nullptr) {
+        error(sm, p.hash,
+              "'#pragma rotor parallel_for' must be followed by a range-based for loop "
+              "(for (const Record& r : dataset) or for (auto [i, j] : index_space))");
+        continue;
+      }
+      if (loop->getRangeInit()->isTypeDependent() ||
+          loop->getLoopVariable()->getType()->isDependentType()) {
+        error(sm, p.hash, "'#pragma rotor parallel_for' loops inside templates are not supported");
+        continue;
+      }
+      LoweredLoop lowered = lower_loop(ctx, *loop, p, name_, result_.diagnostics);
+      if (lowered.failed) {
+        result_.ok = false;
+        continue;
+      }
+      LoopResult lr;
+      lr.model = lowered.model;
+      lr.plan = analysis::plan_loop(lowered.model);
+      lr.gpu = lowered.gpu;
+      if (lr.plan.kind == analysis::PlanKind::serial) {
+        result_.remarks.push_back(make_diagnostic(sm, loop->getForLoc(), Severity::warning,
+                                                  "loop not parallelized: " + lr.plan.reason,
+                                                  name_));
+        if (lr.plan.blocking && lr.plan.blocking->line > 0) {
+          const analysis::SourceLoc& b = *lr.plan.blocking;
+          Diagnostic note;
+          if (b.file == name_) {
+            note = make_diagnostic(sm,
+                                   sm.translateLineCol(sm.getMainFileID(),
+                                                       static_cast<unsigned>(b.line),
+                                                       static_cast<unsigned>(std::max(1, b.col))),
+                                   Severity::note, "blocking access here", name_);
+          } else {
+            note.severity = Severity::note;
+            note.file = b.file;
+            note.line = b.line;
+            note.col = b.col;
+            note.message = "blocking access here";
+          }
+          result_.remarks.push_back(note);
+        }
+      }
+      if (options_.rewrite) {
+        rewrite_loop(rw, *loop, p, lowered, lr.plan, name_);
+        result_.changed = true;
+      }
+      result_.loops.push_back(std::move(lr));
+    }
+    if (result_.ok && options_.rewrite) {
+      if (const RewriteBuffer* buf = rw.getRewriteBufferFor(sm.getMainFileID())) {
+        result_.rewritten = std::string(buf->begin(), buf->end());
+      } else {
+        result_.rewritten = sm.getBufferData(sm.getMainFileID()).str();
+      }
+    }
+  }
+
+private:
+  void error(const SourceManager& sm, SourceLocation loc, const std::string& message) {
+    result_.diagnostics.push_back(make_diagnostic(sm, loc, Severity::error, message, name_));
+    result_.ok = false;
+  }
+
+  CXXForRangeStmt* following_loop(ASTContext& ctx, const RotorPragma& p) {
+    const SourceManager& sm = ctx.getSourceManager();
+    Optional<Token> next = Lexer::findNextToken(sm.getExpansionLoc(p.last), sm, ctx.getLangOpts());
+    if (!next || !next->is(tok::raw_identifier) || next->getRawIdentifier() != "for") {
+      return nullptr;
+    }
+    auto it = range_fors_cache(ctx).find(next->getLocation().getRawEncoding());
+    return it == range_fors_cache(ctx).end() ? nullptr : it->second;
+  }
+
+  std::map<unsigned, CXXForRangeStmt*>& range_fors_cache(ASTContext& ctx) {
+    if (!collected_) {
+      LoopCollector collector(ctx.getSourceManager());
+      collector.TraverseDecl(ctx.getTranslationUnitDecl());
+      range_fors_ = std::move(collector.range_fors);
+      collected_ = true;
+    }
+    return range_fors_;
+  }
+
+  std::vector<RotorPragma>& pragmas_;
+  FileResult& result_;
+  const Options& options_;
+  std::string name_;
+  bool collected_ = false;
+  std::map<unsigned, CXXForRangeStmt*> range_fors_;
+};
+
+class Action : public ASTFrontendAction {
+public:
+  Action(FileResult& result, const Options& options, std::string name)
+      : result_(result), options_(options), name_(std::move(name)) {}
+  bool BeginSourceFileAction(CompilerInstance& ci) override {
+    ci.getPreprocessor().AddPragmaHandler(new RotorPragmaHandler(pragmas_));
+    return true;
+  }
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance&, StringRef) override {
+    return std::make_unique<Consumer>(pragmas_, result_, options_, name_);
+  }
+
+private:
+  FileResult& result_;
+  const Options& options_;
+  std::string name_;
+  std::vector<RotorPragma> pragmas_;
+};
+
+std::vector<std::string> parse_args(const Options& options) {
+  std::vector<std::string> args = {"-resource-dir=" ROTOR_CLANG_RESOURCE_DIR, "-w",
+                                   "-Wno-everything"};
+  bool has_std = false;
+  for (const std::string& a : options.clang_args) {
+    has_std = has_std || a.rfind("-std=", 0) == 0;
+  }
+  if (!has_std) {
+    args.push_back("-std=c++17");
+  }
+  args.insert(args.end(), options.clang_args.begin(), options.clang_args.end());
+  return args;
+}
+
+} // namespace
+
+FileResult process_source(const std::string& code, const std::string& name,
+                          const Options& options) {
+  FileResult result;
+  const std::string display = options.display_name.empty() ? name : options.display_name;
+  auto action = std::make_unique<Action>(result, options, display);
+  tooling::runToolOnCodeWithArgs(std::move(action), code, parse_args(options), name, "rotor-cc");
+  if (!result.ok) {
+    result.rewritten.clear();
+    result.changed = false;
+  }
+  return result;
+}
+
+FileResult process_file(const std::string& path, const Options& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    FileResult result;
+    Diagnostic d;
+    d.file = path;
+    d.message = "cannot open '" + path + "': no such file or not readable";
+    result.diagnostics.push_back(d);
+    return result;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return process_source(ss.str(), path, options);
+}
+
+} // namespace rotor::frontend

@@ -1,0 +1,298 @@
+#include "LoopRewriter.h"
+
+#include <clang/AST/Decl.h>
+#include <clang/AST/DeclCXX.h>
+#include <clang/Lex/Lexer.h>
+
+#include <sstream>
+
+namespace rotor::frontend {
+
+using namespace clang;
+
+namespace {
+
+const char* kind_name(analysis::PlanKind k) {
+  switch (k) {
+  case analysis::PlanKind::independent:
+    return "independent";
+  case analysis::PlanKind::one_d:
+    return "one_d";
+  case analysis::PlanKind::rotation:
+    return "rotation";
+  case analysis::PlanKind::wavefront:
+    return "wavefront";
+  case analysis::PlanKind::unimodular:
+    return "unimodular";
+  case analysis::PlanKind::data_parallel:
+    return "data_parallel";
+  case analysis::PlanKind::serial:
+    return "serial";
+  }
+  return "serial";
+}
+
+const char* role_name(analysis::ArrayRole r) {
+  switch (r) {
+  case analysis::ArrayRole::partitioned:
+    return "partitioned";
+  case analysis::ArrayRole::rotating:
+    return "rotating";
+  case analysis::ArrayRole::replicated:
+    return "replicated";
+  case analysis::ArrayRole::buffered:
+    return "buffered";
+  case analysis::ArrayRole::local:
+    return "local";
+  }
+  return "replicated";
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string offset_text(const analysis::Offset& o) {
+  if (o.is_numeric()) {
+    return std::to_string(o.value);
+  }
+  std::string s = "static_cast<std::int64_t>(" + o.symbol + ")";
+  if (o.value != 0) {
+    s += (o.value > 0 ? " + " : " - ") + std::to_string(o.value > 0 ? o.value : -o.value);
+  }
+  return s;
+}
+
+int field_index(const analysis::LoopModel& m, const std::string& name) {
+  return m.field_index(name);
+}
+
+std::string join(const std::vector<std::string>& parts, const char* sep = ", ") {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    out += (i ? sep : "") + parts[i];
+  }
+  return out;
+}
+
+std::string source_text(const SourceManager& sm, const LangOptions& lo, SourceRange r) {
+  return Lexer::getSourceText(CharSourceRange::getTokenRange(r), sm, lo).str();
+}
+
+/// True when only blanks follow `loc` (exclusive) up to the end of its line; `end` is set to
+/// just past the newline.
+bool rest_of_line_blank(const SourceManager& sm, SourceLocation loc, unsigned& length) {
+  bool invalid = false;
+  const char* p = sm.getCharacterData(loc, &invalid);
+  if (invalid) {
+    return false;
+  }
+  const char* q = p;
+  while (*q == ' ' || *q == '\t' || *q == '\r') {
+    ++q;
+  }
+  if (*q != '\n') {
+    return false;
+  }
+  length = static_cast<unsigned>(q - p + 1);
+  return true;
+}
+
+/// Replaces the characters [begin, end) by `text`.
+void replace_chars(Rewriter& rw, SourceLocation begin, SourceLocation end,
+                   const std::string& text) {
+  const SourceManager& sm = rw.getSourceMgr();
+  const unsigned length = sm.getFileOffset(end) - sm.getFileOffset(begin);
+  rw.ReplaceText(begin, length, text);
+}
+
+} // namespace
+
+std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
+                           const std::string& file_name, const std::string& indent) {
+  const analysis::LoopModel& m = loop.model;
+  std::ostringstream os;
+  std::vector<std::string> fields;
+  for (const std::string& f : plan.fields) {
+    fields.push_back(std::to_string(field_index(m, f)));
+  }
+  std::vector<std::string> rows;
+  for (const auto& row : plan.matrix) {
+    std::vector<std::string> cells;
+    for (std::int64_t v : row) {
+      cells.push_back(std::to_string(v));
+    }
+    rows.push_back("{" + join(cells) + "}");
+  }
+  os << "::rotor::codegen::LoopSpec{\n"
+     << indent << "    " << quoted(file_name) << ", " << m.loc.line
+     << ", ::rotor::codegen::Kind::" << kind_name(plan.kind) << ",\n"
+     << indent << "    /*fields*/ {" << join(fields) << "}, /*matrix*/ {" << join(rows)
+     << "}, /*base*/ ::rotor::codegen::Kind::" << kind_name(plan.base) << ",\n"
+     << indent << "    /*ordered*/ " << (m.ordered ? "true" : "false") << ", /*writes_records*/ "
+     << (loop.writes_records ? "true" : "false")
+     << ", ::rotor::codegen::Device::" << (loop.gpu ? "gpu" : "cpu") << ",\n"
+     << indent << "    /*arrays*/ {";
+  for (std::size_t i = 0; i < m.arrays.size(); ++i) {
+    const analysis::ArrayPlan* ap = nullptr;
+    for (const auto& a : plan.arrays) {
+      if (a.name == m.arrays[i].name) {
+        ap = &a;
+      }
+    }
+    analysis::ArrayPlan fallback;
+    fallback.name = m.arrays[i].name;
+    fallback.written = true;
+    if (ap == nullptr) {
+      ap = &fallback;
+    }
+    std::vector<std::string> dims;
+    for (const auto& d : ap->dims) {
+      dims.push_back("{" + std::to_string(d.field) + ", " + offset_text(d.lo) + ", " +
+                     offset_text(d.hi) + "}");
+    }
+    os << "\n"
+       << indent << "        {" << quoted(ap->name)
+       << ", ::rotor::codegen::Role::" << role_name(ap->role) << ", " << field_index(m, ap->field)
+       << ", " << (ap->written ? "true" : "false") << ", {" << join(dims) << "}}"
+       << (i + 1 < m.arrays.size() ? "," : "");
+  }
+  std::vector<std::string> reds;
+  for (const std::string& r : loop.reductions) {
+    reds.push_back(quoted(r));
+  }
+  os << "},\n"
+     << indent << "    /*reductions*/ {" << join(reds) << "}, /*reason*/ "
+     << quoted(plan.kind == analysis::PlanKind::serial ? plan.reason : "") << "}";
+  return os.str();
+}
+
+void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& pragma,
+                  const LoweredLoop& lowered, const analysis::Plan& plan,
+                  const std::string& file_name) {
+  const SourceManager& sm = rw.getSourceMgr();
+  const LangOptions& lo = rw.getLangOpts();
+  const std::string file = quoted(file_name);
+
+  // The pragma line becomes a comment.
+  const SourceLocation pragma_end = Lexer::getLocForEndOfToken(pragma.last, 0, sm, lo);
+  rw.InsertTextBefore(pragma.hash, "/* ");
+  rw.InsertTextAfter(pragma_end, " */");
+
+  // Indentation of the `for`.
+  const unsigned col = sm.getSpellingColumnNumber(loop.getForLoc());
+  const std::string indent(col > 0 ? col - 1 : 0, ' ');
+  const bool returns_bool = !lowered.breaks.empty();
+
+  std::ostringstream head;
+  head << "::rotor::codegen::run_loop(\n"
+       << indent << "    " << loop_spec_text(lowered, plan, file_name, indent + "    ") << ",\n";
+  head << indent << "    " << source_text(sm, lo, loop.getRangeInit()->getSourceRange()) << ", ";
+  const analysis::LoopModel& m = lowered.model;
+  if (lowered.index_rank > 0) {
+    head << "::rotor::codegen::index_keys<" << lowered.index_rank << ">()";
+  } else if (m.fields.empty()) {
+    head << "::rotor::codegen::keys<" << lowered.record_type << ">()";
+  } else {
+    std::vector<std::string> keys;
+    for (const std::string& f : m.fields) {
+      keys.push_back("&" + lowered.record_type + "::" + f);
+    }
+    head << "::rotor::codegen::keys(" << join(keys) << ")";
+  }
+  std::vector<std::string> arrays;
+  std::vector<std::string> params;
+  for (const auto& a : m.arrays) {
+    arrays.push_back(a.name);
+    params.push_back("auto& " + a.name);
+  }
+  for (const std::string& r : lowered.reductions) {
+    params.push_back("auto& " + r);
+  }
+  head << ",\n"
+       << indent << "    std::tie(" << join(arrays) << "), std::tie(" << join(lowered.reductions)
+       << "),\n";
+  std::string first_param;
+  std::string prologue;
+  if (!lowered.bindings.empty()) {
+    first_param = "const ::rotor::Index<" + std::to_string(lowered.index_rank) + ">& rotor_point";
+    prologue = " auto [" + join(lowered.bindings) + "] = rotor_point;";
+  } else {
+    const VarDecl* var = loop.getLoopVariable();
+    first_param = source_text(sm, lo, SourceRange(var->getBeginLoc(), var->getLocation()));
+  }
+  params.insert(params.begin(), first_param);
+  head << indent << "    [&](" << join(params) << ")" << (returns_bool ? " -> bool" : "") << " {"
+       << prologue;
+  for (const std::string& unused : lowered.unused_in_body) {
+    head << " (void)" << unused << ";";
+  }
+
+  // Replace `for (...) {` (and a blank rest of its line) by the call's head.
+  const Stmt* body = loop.getBody();
+  const auto* compound = dyn_cast<CompoundStmt>(body);
+  SourceLocation body_start = compound ? compound->getLBracLoc() : body->getBeginLoc();
+  unsigned blank = 0;
+  const SourceLocation after_brace = body_start.getLocWithOffset(1);
+  unsigned line = sm.getSpellingLineNumber(body_start);
+  if (compound != nullptr) {
+    if (rest_of_line_blank(sm, after_brace, blank)) {
+      replace_chars(rw, loop.getForLoc(), after_brace.getLocWithOffset(blank),
+                    head.str() + "\n#line " + std::to_string(line + 1) + " " + file + "\n");
+    } else {
+      replace_chars(rw, loop.getForLoc(), after_brace,
+                    head.str() + "\n#line " + std::to_string(line) + " " + file + "\n");
+    }
+  } else {
+    replace_chars(rw, loop.getForLoc(), body_start,
+                  head.str() + "\n#line " + std::to_string(line) + " " + file + "\n");
+  }
+
+  // Control flow.
+  for (const SourceLocation& c : lowered.continues) {
+    rw.ReplaceText(c, 8, returns_bool ? "return true" : "return");
+  }
+  for (const SourceLocation& b : lowered.breaks) {
+    rw.ReplaceText(b, 5, "return false");
+  }
+
+  // The closing brace: `});` and a #line for what follows.
+  const std::string tail_ret = returns_bool ? "return true; " : "";
+  if (compound != nullptr) {
+    const SourceLocation rbrace = compound->getRBracLoc();
+    const unsigned end_line = sm.getSpellingLineNumber(rbrace);
+    unsigned rest = 0;
+    if (rest_of_line_blank(sm, rbrace.getLocWithOffset(1), rest)) {
+      replace_chars(rw, rbrace, rbrace.getLocWithOffset(1 + rest),
+                    tail_ret + "});\n#line " + std::to_string(end_line + 1) + " " + file + "\n");
+    } else {
+      rw.ReplaceText(rbrace, 1,
+                     tail_ret + "});\n#line " + std::to_string(end_line) + " " + file + "\n");
+    }
+  } else {
+    const SourceLocation end = Lexer::getLocForEndOfToken(body->getEndLoc(), 0, sm, lo);
+    // A statement body ends with `;` (included by getEndLoc for most statements).
+    SourceLocation semi = end;
+    bool invalid = false;
+    const char* p = sm.getCharacterData(semi, &invalid);
+    if (!invalid && *p == ';') {
+      semi = semi.getLocWithOffset(1);
+    }
+    const unsigned end_line = sm.getSpellingLineNumber(semi);
+    rw.InsertTextAfter(semi, " " + tail_ret + "});\n#line " + std::to_string(end_line) + " " +
+                                 file + "\n");
+  }
+}
+
+} // namespace rotor::frontend

@@ -1,0 +1,102 @@
+#include "RotorTypes.h"
+
+#include <clang/AST/QualTypeNames.h>
+
+#include <cctype>
+
+namespace rotor::frontend {
+
+using namespace clang;
+
+const ClassTemplateSpecializationDecl* rotor_specialization(QualType t, const char* name) {
+  if (t.isNull()) {
+    return nullptr;
+  }
+  t = t.getNonReferenceType().getCanonicalType();
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
+  if (spec == nullptr || spec->getSpecializedTemplate()->getQualifiedNameAsString() != name) {
+    return nullptr;
+  }
+  return spec;
+}
+
+bool is_dist_array(QualType t) {
+  return rotor_specialization(t, "rotor::DistArray") != nullptr;
+}
+
+int dist_array_rank(QualType t) {
+  const auto* spec = rotor_specialization(t, "rotor::DistArray");
+  if (spec == nullptr || spec->getTemplateArgs().size() < 2 ||
+      spec->getTemplateArgs()[1].getKind() != TemplateArgument::Integral) {
+    return 1;
+  }
+  return static_cast<int>(spec->getTemplateArgs()[1].getAsIntegral().getExtValue());
+}
+
+std::string dist_array_element(QualType t) {
+  const auto* spec = rotor_specialization(t, "rotor::DistArray");
+  if (spec == nullptr || spec->getTemplateArgs().size() < 1 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type) {
+    return "";
+  }
+  return spec->getTemplateArgs()[0].getAsType().getAsString();
+}
+
+const RecordDecl* dataset_record(QualType t) {
+  const auto* spec = rotor_specialization(t, "rotor::Dataset");
+  if (spec == nullptr || spec->getTemplateArgs().size() < 1 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type) {
+    return nullptr;
+  }
+  return spec->getTemplateArgs()[0].getAsType()->getAsRecordDecl();
+}
+
+int index_space_rank(QualType t) {
+  const auto* spec = rotor_specialization(t, "rotor::IndexSpace");
+  if (spec == nullptr || spec->getTemplateArgs().size() < 1 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Integral) {
+    return 0;
+  }
+  return static_cast<int>(spec->getTemplateArgs()[0].getAsIntegral().getExtValue());
+}
+
+bool is_accumulator(QualType t) {
+  return rotor_specialization(t, "rotor::Accumulator") != nullptr;
+}
+
+std::string accumulator_op(QualType t) {
+  const auto* spec = rotor_specialization(t, "rotor::Accumulator");
+  if (spec == nullptr || spec->getTemplateArgs().size() < 2 ||
+      spec->getTemplateArgs()[1].getKind() != TemplateArgument::Type) {
+    return "sum";
+  }
+  const RecordDecl* op = spec->getTemplateArgs()[1].getAsType()->getAsRecordDecl();
+  if (op == nullptr) {
+    return "sum";
+  }
+  std::string name = op->getNameAsString();
+  for (char& c : name) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return name;
+}
+
+bool is_rotor_decl(const Decl* d) {
+  for (const DeclContext* dc = d->getDeclContext(); dc != nullptr; dc = dc->getParent()) {
+    if (const auto* ns = dyn_cast<NamespaceDecl>(dc);
+        ns != nullptr && ns->getParent() != nullptr && ns->getParent()->isTranslationUnit()) {
+      return ns->getName() == "rotor";
+    }
+  }
+  return false;
+}
+
+std::string record_type_name(const ASTContext& ctx, const RecordDecl* record) {
+  if (record->getParentFunctionOrMethod() != nullptr) {
+    return record->getNameAsString();
+  }
+  return TypeName::getFullyQualifiedName(ctx.getRecordType(record), ctx, ctx.getPrintingPolicy(),
+                                         /*WithGlobalNsPrefix=*/false);
+}
+
+} // namespace rotor::frontend

@@ -1,0 +1,31 @@
+#pragma once
+/// \file
+/// Recognising Rotor's own types in the Clang AST (by their qualified template names).
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/DeclTemplate.h>
+
+#include <string>
+
+namespace rotor::frontend {
+
+/// The specialization of `rotor::<name>` that `t` (minus references) is, or nullptr.
+const clang::ClassTemplateSpecializationDecl* rotor_specialization(clang::QualType t,
+                                                                   const char* name);
+
+bool is_dist_array(clang::QualType t);
+int dist_array_rank(clang::QualType t);
+std::string dist_array_element(clang::QualType t);
+/// rotor::Dataset<R>: R's declaration; otherwise nullptr.
+const clang::RecordDecl* dataset_record(clang::QualType t);
+/// rotor::IndexSpace<N>: N; otherwise 0.
+int index_space_rank(clang::QualType t);
+bool is_accumulator(clang::QualType t);
+/// The operation of a rotor::Accumulator<T, Op> ("sum" when it cannot be told).
+std::string accumulator_op(clang::QualType t);
+/// True for declarations inside namespace rotor (Rotor's own headers).
+bool is_rotor_decl(const clang::Decl* d);
+/// How to name `record` at the loop: fully qualified, or plain for a function-local type.
+std::string record_type_name(const clang::ASTContext& ctx, const clang::RecordDecl* record);
+
+} // namespace rotor::frontend

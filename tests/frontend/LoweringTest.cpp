@@ -1,0 +1,283 @@
+// Lowering of annotated loops (Clang AST -> analysis::LoopModel), checked field by field.
+#include "rotor/frontend/Frontend.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+namespace {
+
+using rotor::analysis::Escape;
+using rotor::analysis::Subscript;
+using rotor::frontend::FileResult;
+
+/// The Clang arguments rotor-cc uses (its configuration's compile lines) plus the cases dir.
+rotor::frontend::Options options() {
+  rotor::frontend::Options o;
+  std::ifstream cfg(ROTOR_TEST_CC_CONFIG);
+  std::string line;
+  while (std::getline(cfg, line)) {
+    if (line.rfind("compile ", 0) == 0) {
+      o.clang_args.push_back(line.substr(8));
+    }
+  }
+  o.clang_args.push_back("-I" ROTOR_TEST_CASES_DIR);
+  return o;
+}
+
+FileResult lower(const std::string& body) {
+  return rotor::frontend::process_source("#include \"common.h\"\n" + body, "t.cpp", options());
+}
+
+const char* kMf = R"(
+double f(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& W,
+         rotor::DistArray<float, 2>& H, float lr) {
+  double loss = 0;
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) {
+    auto w = W.row(r.user);
+    auto h = H.row(r.item);
+    float e = r.value - w.dot(h);
+    loss += e * e;
+    w += lr * e * h;
+  }
+  return loss;
+}
+)";
+
+TEST(Lowering, MatrixFactorization) {
+  FileResult r = lower(kMf);
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  const auto& m = r.loops[0].model;
+  EXPECT_EQ(m.loc.line, 7);
+  EXPECT_EQ(m.fields, (std::vector<std::string>{"user", "item"}));
+  ASSERT_EQ(m.arrays.size(), 2u);
+  EXPECT_EQ(m.arrays[0].name, "W");
+  EXPECT_EQ(m.arrays[0].rank, 2);
+  EXPECT_EQ(m.arrays[0].element, "float");
+  ASSERT_EQ(m.accesses.size(), 2u);
+  EXPECT_EQ(m.accesses[0].array, "W");
+  EXPECT_TRUE(m.accesses[0].write); // through w +=
+  EXPECT_EQ(m.accesses[0].subscripts[0].kind, Subscript::Kind::key);
+  EXPECT_EQ(m.accesses[0].subscripts[0].field, 0);
+  EXPECT_EQ(m.accesses[0].subscripts[1].kind, Subscript::Kind::whole);
+  EXPECT_EQ(m.accesses[1].array, "H");
+  EXPECT_FALSE(m.accesses[1].write); // h is only read
+  EXPECT_EQ(m.accesses[1].subscripts[0].field, 1);
+  ASSERT_EQ(m.reductions.size(), 1u);
+  EXPECT_EQ(m.reductions[0].name, "loss");
+  EXPECT_TRUE(m.escapes.empty());
+  EXPECT_TRUE(r.changed);
+  EXPECT_NE(r.rewritten.find("::rotor::codegen::run_loop("), std::string::npos);
+  EXPECT_NE(r.rewritten.find("[&](const Rating& r, auto& W, auto& H, auto& loss) {"),
+            std::string::npos);
+  EXPECT_NE(r.rewritten.find("#line 8 \"t.cpp\""), std::string::npos);
+  EXPECT_NE(r.rewritten.find("#line 14 \"t.cpp\""), std::string::npos);
+}
+
+TEST(Lowering, AliasesOfSubscriptsAndArrays) {
+  FileResult r = lower(R"(
+void f(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& W) {
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) {
+    const int u = r.user;
+    auto& M = W;
+    float x = M(u, 0);
+    M(u + 1, 1) = x;
+  }
+}
+)");
+  ASSERT_TRUE(r.ok);
+  const auto& m = r.loops[0].model;
+  ASSERT_EQ(m.accesses.size(), 2u);
+  EXPECT_EQ(m.accesses[0].array, "W");
+  EXPECT_FALSE(m.accesses[0].write);
+  EXPECT_EQ(m.accesses[0].subscripts[0].kind, Subscript::Kind::key);
+  EXPECT_EQ(m.accesses[0].subscripts[1].kind, Subscript::Kind::constant);
+  EXPECT_TRUE(m.accesses[1].write);
+  EXPECT_EQ(m.accesses[1].subscripts[0].offset.value, 1);
+  EXPECT_EQ(m.accesses[1].subscripts[1].offset.value, 1);
+}
+
+TEST(Lowering, InnerLoopIndexIsWholeAndSymbolicOffsets) {
+  FileResult r = lower(R"(
+void f(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& W, int k, int shift) {
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) {
+    for (int c = 0; c < k; ++c) {
+      W(r.item - shift, c) += 1.0f;
+    }
+  }
+}
+)");
+  ASSERT_TRUE(r.ok);
+  const auto& a = r.loops[0].model.accesses.at(0);
+  EXPECT_EQ(a.subscripts[0].kind, Subscript::Kind::key);
+  EXPECT_EQ(a.subscripts[0].field, 1);
+  EXPECT_EQ(a.subscripts[0].offset.symbol, "-shift");
+  EXPECT_EQ(a.subscripts[1].kind, Subscript::Kind::whole);
+  EXPECT_TRUE(a.write);
+}
+
+TEST(Lowering, UnknownSubscripts) {
+  FileResult r = lower(R"(
+void f(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 1>& A,
+       rotor::DistArray<std::int32_t, 1>& perm) {
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) {
+    A[r.user % 8] += 1.0f;
+    A[perm[r.item]] += 1.0f;
+    A[static_cast<int>(r.value)] += 1.0f;
+  }
+}
+)");
+  ASSERT_TRUE(r.ok);
+  const auto& m = r.loops[0].model;
+  ASSERT_EQ(m.accesses.size(), 4u);
+  EXPECT_EQ(m.accesses[0].subscripts[0].kind, Subscript::Kind::unknown);
+  EXPECT_EQ(m.accesses[0].subscripts[0].text, "r.user % 8");
+  EXPECT_EQ(m.accesses[1].subscripts[0].kind, Subscript::Kind::unknown); // A[perm[...]]
+  EXPECT_EQ(m.accesses[2].array, "perm");
+  EXPECT_FALSE(m.accesses[2].write);
+  EXPECT_EQ(m.accesses[3].subscripts[0].kind, Subscript::Kind::unknown);
+}
+
+TEST(Lowering, RecordWritesAreNotKeys) {
+  FileResult r = lower(R"(
+void f(rotor::Dataset<Token>& tokens, rotor::DistArray<std::int32_t, 1>& nk) {
+#pragma rotor parallel_for ordered buffered(nk)
+  for (Token& t : tokens) {
+    nk[t.topic] += 1;
+    t.topic = t.word % 3;
+  }
+}
+)");
+  ASSERT_TRUE(r.ok);
+  const auto& m = r.loops[0].model;
+  EXPECT_EQ(m.fields, (std::vector<std::string>{"doc", "word"}));
+  EXPECT_TRUE(m.ordered);
+  EXPECT_EQ(m.buffered, (std::vector<std::string>{"nk"}));
+  EXPECT_EQ(m.accesses.at(0).subscripts[0].kind, Subscript::Kind::unknown);
+  EXPECT_NE(r.rewritten.find("/*writes_records*/ true"), std::string::npos);
+}
+
+TEST(Lowering, IndexSpaceBindings) {
+  FileResult r = lower(R"(
+void f(rotor::IndexSpace<2>& grid, rotor::DistArray<double, 2>& A) {
+#pragma rotor parallel_for ordered
+  for (auto [i, j] : grid) {
+    A(i, j) += A(i - 1, j + 2);
+  }
+}
+)");
+  ASSERT_TRUE(r.ok);
+  const auto& m = r.loops[0].model;
+  EXPECT_EQ(m.space, rotor::analysis::SpaceKind::index_space);
+  EXPECT_EQ(m.fields, (std::vector<std::string>{"i0", "i1"}));
+  ASSERT_EQ(m.accesses.size(), 2u);
+  EXPECT_TRUE(m.accesses[0].write);
+  EXPECT_FALSE(m.accesses[1].write);
+  EXPECT_EQ(m.accesses[1].subscripts[0].offset.value, -1);
+  EXPECT_EQ(m.accesses[1].subscripts[1].field, 1);
+  EXPECT_EQ(m.accesses[1].subscripts[1].offset.value, 2);
+  EXPECT_NE(r.rewritten.find("const ::rotor::Index<2>& rotor_point"), std::string::npos);
+  EXPECT_NE(r.rewritten.find("auto [i, j] = rotor_point;"), std::string::npos);
+  EXPECT_NE(r.rewritten.find("::rotor::codegen::index_keys<2>()"), std::string::npos);
+}
+
+TEST(Lowering, Escapes) {
+  FileResult r = lower(R"(
+void g(int);
+void f(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 1>& A) {
+  int last = 0;
+  double sum = 0;
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) {
+    last = r.user;
+    float* p = A.data();
+    g(r.item);
+    sum += 1;
+    if (sum > 3) { p[0] = 1; }
+  }
+}
+)");
+  ASSERT_TRUE(r.ok);
+  const auto& m = r.loops[0].model;
+  std::vector<Escape::Kind> kinds;
+  for (const auto& e : m.escapes) {
+    kinds.push_back(e.kind);
+  }
+  EXPECT_EQ(kinds,
+            (std::vector<Escape::Kind>{Escape::Kind::outside_write, Escape::Kind::pointer_taken,
+                                       Escape::Kind::unknown_call, Escape::Kind::outside_write}));
+  EXPECT_TRUE(m.reductions.empty()); // sum is also read
+  EXPECT_EQ(r.loops[0].plan.kind, rotor::analysis::PlanKind::serial);
+  ASSERT_FALSE(r.remarks.empty());
+  EXPECT_NE(r.remarks[0].message.find("loop not parallelized"), std::string::npos);
+}
+
+TEST(Lowering, HelperFunctionsAreAnalysedWithTheirArguments) {
+  FileResult r = lower(R"(
+static void bump(rotor::DistArray<float, 2>& M, int row, double& acc) {
+  M(row, 0) += 1.0f;
+  acc += 1.0;
+}
+double f(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& W) {
+  double acc = 0;
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) {
+    bump(W, r.item + 2, acc);
+  }
+  return acc;
+}
+)");
+  ASSERT_TRUE(r.ok);
+  const auto& m = r.loops[0].model;
+  ASSERT_EQ(m.accesses.size(), 1u);
+  EXPECT_EQ(m.accesses[0].array, "W");
+  EXPECT_TRUE(m.accesses[0].write);
+  EXPECT_EQ(m.accesses[0].subscripts[0].field, 1);
+  EXPECT_EQ(m.accesses[0].subscripts[0].offset.value, 2);
+  ASSERT_EQ(m.reductions.size(), 1u);
+  EXPECT_EQ(m.reductions[0].name, "acc");
+  EXPECT_TRUE(m.escapes.empty());
+}
+
+TEST(Lowering, ControlFlowRewrite) {
+  FileResult r = lower(R"(
+void f(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 1>& A) {
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) {
+    for (int k = 0; k < 3; ++k) { if (k == 1) continue; if (k == 2) break; }
+    if (r.value < 0) continue;
+    A[r.user] += r.value;
+  }
+}
+)");
+  ASSERT_TRUE(r.ok);
+  EXPECT_NE(r.rewritten.find("if (r.value < 0) return;"), std::string::npos);
+  EXPECT_NE(r.rewritten.find("if (k == 1) continue; if (k == 2) break;"), std::string::npos);
+}
+
+TEST(Lowering, Diagnostics) {
+  FileResult misplaced =
+      lower("void f() {\n#pragma rotor parallel_for\n  int x = 0; (void)x;\n}\n");
+  EXPECT_FALSE(misplaced.ok);
+  ASSERT_EQ(misplaced.diagnostics.size(), 1u);
+  EXPECT_EQ(misplaced.diagnostics[0].line, 3);
+  EXPECT_NE(misplaced.diagnostics[0].message.find("must be followed by a range-based for loop"),
+            std::string::npos);
+
+  FileResult clause = lower("void f() {\n#pragma rotor parallel_for fast\n}\n");
+  EXPECT_FALSE(clause.ok);
+  ASSERT_FALSE(clause.diagnostics.empty());
+  EXPECT_NE(clause.diagnostics[0].message.find("unknown clause 'fast'"), std::string::npos);
+
+  FileResult syntax = lower("void f() { int x = ; }\n");
+  EXPECT_FALSE(syntax.ok);
+  EXPECT_TRUE(syntax.loops.empty());
+}
+
+} // namespace
