@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace rotor::detail {
 namespace {
@@ -27,6 +28,14 @@ std::string short_count(double v) {
   return buf;
 }
 
+void ProgressBar::enable(bool on) {
+  enabled_ = on;
+  first_draw_ns_ = k_first_draw_ns;
+  if (const char* v = std::getenv("ROTOR_PROGRESS_AFTER"); v && *v) { // tests: seconds
+    first_draw_ns_ = static_cast<std::int64_t>(std::atof(v) * 1e9);
+  }
+}
+
 void ProgressBar::begin(std::string title, std::uint64_t local_total, int scale) {
   if (!enabled_) {
     return;
@@ -36,7 +45,7 @@ void ProgressBar::begin(std::string title, std::uint64_t local_total, int scale)
   start_ = Clock::now();
   total_.store(local_total);
   done_.store(0);
-  next_draw_ns_.store(k_first_draw_ns);
+  next_draw_ns_.store(first_draw_ns_);
   drawn_.store(false);
   running_ = true;
 }

@@ -14,8 +14,9 @@ namespace rotor::detail {
 
 class ProgressBar {
 public:
-  /// Whether bars are drawn at all (rank 0, stderr a terminal, not quiet).
-  void enable(bool on) { enabled_ = on; }
+  /// Whether bars are drawn at all (rank 0, stderr a terminal, not quiet). ROTOR_PROGRESS_AFTER
+  /// (seconds, default 0.5) is how long a loop runs before its bar appears (tests set 0).
+  void enable(bool on);
   bool enabled() const { return enabled_; }
 
   /// A loop starts: `title` names it; `local_total` records run on this rank; the shown
@@ -36,6 +37,7 @@ private:
   bool running_ = false;
   std::string title_;
   int scale_ = 1;
+  std::int64_t first_draw_ns_ = 0;
   Clock::time_point start_;
   std::atomic<std::uint64_t> total_{0}, done_{0};
   std::atomic<std::int64_t> next_draw_ns_{0};

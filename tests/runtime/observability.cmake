@@ -25,3 +25,8 @@ foreach(config "1;1" "1;2" "2;1" "2;2")
   set_tests_properties(${name} PROPERTIES LABELS "${labels}" TIMEOUT 120 PROCESSORS ${np}
     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
 endforeach()
+
+add_test(NAME runtime_progress_bar
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/run_progress_test.sh $<TARGET_FILE:observability_program>
+          ${CMAKE_CURRENT_BINARY_DIR}/runtime_progress_bar)
+set_tests_properties(runtime_progress_bar PROPERTIES LABELS "unit" TIMEOUT 60)
