@@ -122,16 +122,20 @@ bool first_line_is_header(std::string_view first, const CsvOptions& o, const Col
   if (o.header != CsvOptions::Header::detect) {
     return o.header == CsvOptions::Header::present;
   }
-  bool header = false;
+  // A header when every numeric column of the first line is not a number ("user,item,rating");
+  // a data line with one bad value ("1,x2,3") stays data and is reported as an error.
+  int numeric = 0;
+  int not_numbers = 0;
   for_each_column(first, o.delimiter, plan, [&](int col, std::string_view tok) {
     double v = 0;
     if (plan.field[static_cast<std::size_t>(col)] != k_not_used &&
-        plan.named[static_cast<std::size_t>(col)] == k_not_used && !parse_double(tok, v)) {
-      header = true;
+        plan.named[static_cast<std::size_t>(col)] == k_not_used) {
+      ++numeric;
+      not_numbers += parse_double(tok, v) ? 0 : 1;
     }
     return true;
   });
-  return header;
+  return numeric > 0 && not_numbers == numeric;
 }
 
 std::int64_t get_integer(const char* record, const FieldDesc& f) {

@@ -1,5 +1,6 @@
 #include "rotor/distarray/Dataset.h"
 #include "rotor/distarray/IndexSpace.h"
+#include "rotor/distarray/detail/DatasetInternals.h"
 
 #include <gtest/gtest.h>
 
@@ -120,6 +121,40 @@ TEST(Dataset, RandomPermutationIsUniformEnough) {
     for (int c : row) {
       EXPECT_NEAR(c, 1000, 120);
     }
+  }
+}
+
+TEST(Dataset, IdsFollowRecordsThroughShuffleAndSort) {
+  rotor::detail::RecordOrderHooks keep;
+  keep.keep_ids = [] { return true; };
+  rotor::detail::set_record_order_hooks(keep);
+  auto d = make(60); // value == creation position == id
+  rotor::detail::set_record_order_hooks({});
+  ASSERT_EQ(d.ids().size(), 60u);
+  d.shuffle(3);
+  for (std::size_t i = 0; i < 60; ++i) {
+    EXPECT_EQ(static_cast<float>(d.ids()[i]), d[i].value);
+  }
+  d.sort_by_keys();
+  for (std::size_t i = 0; i < 60; ++i) {
+    EXPECT_EQ(static_cast<float>(d.ids()[i]), d[i].value);
+  }
+  // Equal keys keep id order after a shuffle (stable by id, not by current position).
+  for (std::size_t i = 1; i < 60; ++i) {
+    if (d[i - 1].user == d[i].user && d[i - 1].item == d[i].item) {
+      EXPECT_LT(d.ids()[i - 1], d.ids()[i]);
+    }
+  }
+  // The shuffle depends on ids, not on the current order.
+  auto a = make(60);
+  rotor::detail::set_record_order_hooks(keep);
+  auto with_ids = make(60);
+  rotor::detail::set_record_order_hooks({});
+  with_ids.sort_by_keys();
+  with_ids.shuffle(8);
+  a.shuffle(8);
+  for (std::size_t i = 0; i < 60; ++i) {
+    EXPECT_EQ(with_ids[i].value, a[i].value);
   }
 }
 

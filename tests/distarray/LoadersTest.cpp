@@ -117,7 +117,8 @@ TEST(LoadCsv, Errors) {
   expect_csv_error("", 0, "empty file");
   expect_csv_error("\n\n", 0, "no records");
   expect_csv_error("u,i,r\n", 0, "no records after the header");
-  expect_csv_error("u,i,r\n1,2,3\n1,2\n", 3, "found 2"); // header counts as line 1
+  expect_csv_error("u,i,r\n1,2,3\n1,2\n", 3, "found 2");          // header counts as line 1
+  expect_csv_error("1,x2,3\n4,5,6\n", 1, "not an integer: 'x2'"); // a bad first line is data
   rotor::CsvOptions allow;
   allow.allow_nonfinite = true;
   allow.ids_non_negative = false;

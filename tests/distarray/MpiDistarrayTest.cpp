@@ -5,6 +5,7 @@
 #include "rotor/distarray/DistArray.h"
 #include "rotor/distarray/Loaders.h"
 #include "rotor/distarray/Partition.h"
+#include "rotor/distarray/detail/DatasetInternals.h"
 
 #include <gtest/gtest.h>
 
@@ -242,6 +243,39 @@ TEST(MpiRankIndependence, SortShuffleRemapHistogramPartition) {
   auto perm = d.remap(&Rating::user, 5);
   EXPECT_EQ(perm, serial.remap(&Rating::user, 5));
   EXPECT_EQ(gather(d), std::vector<Rating>(serial.begin(), serial.end()));
+}
+
+TEST(MpiRankIndependence, IdsAreFileOrderAndFollowRecords) {
+  const auto expected = expected_ratings(999);
+  SharedFile f("r4.csv", csv_text(expected));
+  rotor::detail::RecordOrderHooks keep;
+  keep.keep_ids = [] { return true; };
+  rotor::detail::set_record_order_hooks(keep);
+  auto d = rotor::load_csv<Rating>(f.path());
+  rotor::Dataset<Rating> serial(expected);
+  rotor::detail::set_record_order_hooks({});
+  auto check_ids = [&](const rotor::Dataset<Rating>& ds) {
+    const std::vector<char> bytes =
+        rotor::detail::gather_all(ds.ids().data(), ds.ids().size() * sizeof(std::uint64_t));
+    std::vector<std::uint64_t> ids(bytes.size() / sizeof(std::uint64_t));
+    std::memcpy(ids.data(), bytes.data(), bytes.size());
+    const auto records = gather(ds);
+    EXPECT_EQ(ids.size(), records.size());
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < ids.size() && i < records.size(); ++i) {
+      wrong += ids[i] >= expected.size() || !(records[i] == expected[ids[i]]);
+    }
+    EXPECT_EQ(wrong, 0u);
+    return ids;
+  };
+  check_ids(d);
+  d.shuffle(12);
+  serial.shuffle(12);
+  const auto ids = check_ids(d);
+  EXPECT_EQ(ids, serial.ids());
+  d.sort_by_keys();
+  serial.sort_by_keys();
+  EXPECT_EQ(check_ids(d), serial.ids());
 }
 
 TEST(MpiArray, FillIsRankIndependentAndHdf5IsCollective) {

@@ -241,7 +241,10 @@ private:
       if (!bytes.empty()) {
         std::memcpy(static_cast<void*>(all.data()), bytes.data(), bytes.size());
       }
-      if (detail::keep_record_ids()) { // the same on every rank
+      // Ids travel when the session keeps them or any rank has them (the runtime may add them).
+      std::int64_t with_ids = detail::keep_record_ids() || !ids_.empty() ? 1 : 0;
+      detail::collective().allreduce_max(&with_ids, 1);
+      if (with_ids) {
         std::vector<char> id_bytes =
             detail::gather_all(ids_.data(), ids_.size() * sizeof(std::uint64_t));
         all_ids.resize(id_bytes.size() / sizeof(std::uint64_t));

@@ -34,8 +34,9 @@ namespace rotor {
 struct CsvOptions {
   /// ',' CSV, '\t' TSV, ';' or any other single character; ' ' means any run of spaces/tabs.
   char delimiter = ',';
-  /// true: the first line is a header; false: none. Default: auto (a first line whose first
-  /// field is not numeric is a header).
+  /// present: the first line is a header; none: no header. Default, detect: the first line is a
+  /// header when none of its numeric columns holds a number ("user,item,rating"); a first line
+  /// with only some bad values is data, and reported as an error.
   enum class Header { none, present, detect } header = Header::detect;
   /// Column (0-based) of each record field in declaration order; empty: field i <- column i,
   /// and every line must have exactly as many columns as Record has fields. With explicit

@@ -248,8 +248,10 @@ private:
         copies.push_back(std::get<I>(c).get());
       }
     }
-    if (!copies.empty()) {
-      merge_buffered(std::get<I>(arrays_), copies, across_ranks);
+    if constexpr (!std::is_const_v<A>) { // a const array is never written, so never merged
+      if (!copies.empty()) {
+        merge_buffered(std::get<I>(arrays_), copies, across_ranks);
+      }
     }
   }
   template <std::size_t... I> void merge_all(bool across_ranks, std::index_sequence<I...>) {
@@ -381,7 +383,9 @@ void bind_arrays(const codegen::LoopSpec& spec, std::tuple<Arrays&...> arrays,
       [&](auto&... a) {
         auto one = [&](auto& array) {
           if (!buffered[i]) {
-            bindings.push_back(bind_array(array, spec.arrays[i].name));
+            // A const array is only read: the runtime may lay it out but never writes its values.
+            using A = std::remove_const_t<std::remove_reference_t<decltype(array)>>;
+            bindings.push_back(bind_array(const_cast<A&>(array), spec.arrays[i].name));
             spec_index.push_back(static_cast<int>(i));
           }
           ++i;
@@ -404,7 +408,7 @@ void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<A
   static_assert(IsDataset<S>::value || IsIndexSpace<S>::value,
                 "rotor::codegen::run_loop: the loop must range over a rotor::Dataset or a "
                 "rotor::IndexSpace");
-  static_assert((IsDistArray<Arrays>::value && ...),
+  static_assert((IsDistArray<std::remove_const_t<Arrays>>::value && ...),
                 "rotor::codegen::run_loop: every bound array must be a rotor::DistArray");
   constexpr std::size_t n_arrays = sizeof...(Arrays);
   if (spec.arrays.size() != n_arrays) {
