@@ -316,7 +316,7 @@ void LoopProbe::finish() {
   Observers& o = observers();
   const Clock::time_point end = Clock::now();
   if (executed_) {
-    rank_phase(SpanKind::sync, execute_end_, end); // reductions and buffered arrays merged
+    rank_phase(SpanKind::merge, execute_end_, end); // reductions and buffered arrays
   }
   on_ = false;
   o.bar.end();

@@ -58,6 +58,8 @@ const char* name_of(SpanKind k) {
     return "sync";
   case SpanKind::layout:
     return "layout";
+  case SpanKind::merge:
+    return "merge";
   }
   return "?";
 }

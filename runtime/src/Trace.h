@@ -13,7 +13,7 @@ namespace rotor::detail {
 
 class Comm;
 
-enum class SpanKind : std::int32_t { compute, send, recv, wait, sync, layout };
+enum class SpanKind : std::int32_t { compute, send, recv, wait, sync, layout, merge };
 
 /// Starts recording for `threads` worker tracks. Rank 0 checks that FILE can be written (every
 /// rank learns the answer) and throws std::runtime_error naming it otherwise.

@@ -131,7 +131,8 @@ def check_trace(path, args):
         ok = all(check(k in e, f"{path}: event lacks {k!r}: {e}") for k in ("name", "ts", "dur", "pid", "tid"))
         if not ok:
             continue
-        check(e["name"] in ("compute", "send", "recv", "wait", "sync", "layout"), f"{path}: name {e['name']}")
+        check(e["name"] in ("compute", "send", "recv", "wait", "sync", "layout",
+                                 "merge"), f"{path}: name {e['name']}")
         check(e["dur"] >= 0 and e["ts"] >= 0, f"{path}: negative time {e}")
         check(0 <= e["pid"] < args.ranks and 0 <= e["tid"] < args.threads, f"{path}: track {e}")
         if e["name"] == "compute":
