@@ -1,5 +1,6 @@
 #include "rotor/runtime/Session.h"
 
+#include "Observability.h"
 #include "OrderRecorder.h"
 #include "SessionState.h"
 #include "rotor/distarray/Collective.h"
@@ -97,6 +98,7 @@ namespace detail {
 SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
   SessionSettings s;
   bool have_threads = false, have_verbose = false, have_record = false, have_replay = false;
+  ObservabilityFlagsSeen observability_seen;
   int out = 1;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i] ? argv[i] : "";
@@ -134,10 +136,12 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
       need_value();
       s.replay_order = value;
       have_replay = true;
+    } else if (parse_observability_flag(name, value, has_value, s, observability_seen)) {
     } else {
       throw SettingsError("rotor: unknown flag '" + arg +
                           "' (known: --rotor-threads=N, --rotor-verbose, "
-                          "--rotor-record-order=FILE, --rotor-replay-order=FILE)");
+                          "--rotor-record-order=FILE, --rotor-replay-order=FILE, " +
+                          observability_flags_help() + ")");
     }
   }
   argc = out;
@@ -157,6 +161,7 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
     if (const char* v = std::getenv("ROTOR_REPLAY_ORDER"); v && !have_replay) {
       s.replay_order = v;
     }
+    observability_from_environment(s, observability_seen);
   }
   if (!s.record_order.empty() && !s.replay_order.empty()) {
     throw SettingsError("rotor: --rotor-record-order and --rotor-replay-order exclude each other");
@@ -192,6 +197,8 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
   state_->settings = detail::parse_settings(argc, argv, true);
   state_->comm = std::make_unique<detail::Comm>(launched_by_mpirun());
   fill_state(*state_);
+  detail::start_observability(state_->settings, *state_->comm, state_->threads,
+                              argc > 0 && argv ? argv[0] : nullptr);
   the_collective = std::make_unique<CommCollective>(*state_->comm);
   detail::set_collective(the_collective.get());
   the_session = this;
@@ -206,6 +213,7 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
 }
 
 Session::~Session() {
+  detail::finish_observability(*state_->comm);
   detail::finish_order_recording();
   the_session = nullptr;
   detail::set_collective(nullptr);

@@ -432,6 +432,7 @@ void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<A
     bind_arrays(spec, arrays, buffered, bindings, spec_index);
     execute(spec, access, bindings, spec_index, {}, runner, info);
     state.finish(reductions, !info.redundant && session_ranks() > 1);
+    loop_finished();
   };
   if constexpr (IsDataset<S>::value) {
     using Record = typename S::value_type;

@@ -19,6 +19,10 @@
 ///   --rotor-verbose            one line per parallel loop: ranks, threads, plan, time
 ///   --rotor-record-order=FILE  write the order in which records were applied (rank 0 writes)
 ///   --rotor-replay-order=FILE  a serial run: Dataset::begin() follows the recorded order
+///   --rotor-metrics=FILE       JSON lines per loop execution and rotor::report_metric call
+///   --rotor-trace=FILE         Chrome/Perfetto trace of every worker (written at the end)
+///   --rotor-label=NAME         the run's name in the metrics file (default npRxT)
+///   --rotor-quiet              no progress bar (drawn on a terminal), notes or verbose lines
 /// An unknown `--rotor-` flag or a bad value throws rotor::SettingsError naming it.
 ///
 /// Non-root ranks' stdout is discarded so a serial program prints once; Rotor's own messages go
@@ -43,6 +47,10 @@ struct SessionSettings {
   bool verbose = false;
   std::string record_order; ///< empty: off
   std::string replay_order; ///< empty: off
+  std::string metrics; ///< --rotor-metrics=FILE: JSON lines of loops and metrics (rank 0)
+  std::string trace;   ///< --rotor-trace=FILE: Chrome trace-event JSON of every worker
+  std::string label;   ///< --rotor-label=NAME: the run's name in the metrics file
+  bool quiet = false;  ///< --rotor-quiet: no progress bar, notes or verbose lines
 };
 
 class Session {
