@@ -3,6 +3,7 @@
 #include "Box.h"
 #include "Comm.h"
 #include "Layout.h"
+#include "Observability.h"
 #include "OrderRecorder.h"
 #include "SessionState.h"
 #include "rotor/distarray/detail/AccessCheck.h"
@@ -122,8 +123,8 @@ Box footprint(const codegen::LoopSpec& spec, int spec_array, const ArrayBinding&
       continue;
     }
     for (int j = 0; j < s.fields(); ++j) {
-      if (s.field_keys[j] != dim.key) {
-        continue;
+      if (s.field_keys[j] != dim.key || s.blocks[j] == 1) {
+        continue; // not this field, or one block: the whole dimension
       }
       const int blk = s.coordinate(cell, j);
       const std::int64_t first = s.block_first(j, blk), end = s.block_end(j, blk);
@@ -694,7 +695,7 @@ void abort_if_distributed(const char* message) {
   }
 }
 void note(const std::string& message) {
-  if (comm().rank() == 0) {
+  if (comm().rank() == 0 && !quiet()) {
     std::fprintf(stderr, "%s\n", message.c_str());
   }
 }
@@ -747,18 +748,26 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
   const int threads = info.slots;
   const bool want_order = order_wanted() && !space.is_index_space();
   std::string summary;
+  LoopProbe& probe = loop_probe();
+  probe.begin(spec, info, space);
 
   if (mode == Mode::serial) {
+    const auto g0 = probe.now();
     replicate(space);
+    probe.rank_phase(SpanKind::layout, g0, probe.now());
     if (want_order) {
       space.ensure_ids();
     }
     if (space.is_index_space()) {
       std::vector<std::int64_t> ext = space.extents();
       std::vector<std::int64_t> lo(ext.size(), 0);
+      const auto c0 = probe.now();
       runner.run_box(0, lo.data(), ext.data());
+      probe.cell(0, 0, c0, probe.now(), box_volume(lo, ext));
     } else {
-      runner.run_records(0, 0, space.local_count());
+      const auto c0 = probe.now();
+      probe.run_records(runner, 0, 0, space.local_count());
+      probe.cell(0, 0, c0, probe.now(), space.local_count());
       if (want_order) {
         record_loop_order(space.identity(), spec.file, spec.line, space.ids());
       }
@@ -784,6 +793,7 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
       req.kind = Kind::one_d;
       req.workers = 1;
     }
+    const auto g0 = probe.now();
     if (skewed) {
       replicate(space);
     }
@@ -805,7 +815,9 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
     } else {
       layout = &record_layout(req, *records);
       sched = layout->schedule;
+      probe.set_local_records(records->local_count());
     }
+    probe.rank_phase(SpanKind::layout, g0, probe.now());
 
     const bool move = req.ranks > 1;
     MovePlan moves;
@@ -844,6 +856,21 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
 
     CommStats stats;
     Mover mover(moves, arrays, stats);
+    auto box_volume = [&](int cell) {
+      std::int64_t v = 1;
+      std::vector<std::int64_t> ext = boxes ? space.extents() : std::vector<std::int64_t>{};
+      for (std::size_t d = 0; d < ext.size(); ++d) {
+        std::int64_t lo = 0, hi = ext[d];
+        for (int j = 0; j < sched.fields(); ++j) {
+          if (sched.field_keys[j] == static_cast<int>(d)) {
+            lo = sched.block_first(j, sched.coordinate(cell, j));
+            hi = sched.block_end(j, sched.coordinate(cell, j));
+          }
+        }
+        v *= std::max<std::int64_t>(0, hi - lo);
+      }
+      return v;
+    };
     const auto t_layout = Clock::now();
     const double layout_s = std::chrono::duration<double>(t_layout - t0).count();
     std::vector<std::uint64_t> my_order;  // ids in (step, slot) order
@@ -858,10 +885,15 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
         }
       }
       if (move) {
+        const auto r0 = probe.now();
         mover.complete_needed(static_cast<int>(st));
+        probe.rank_phase(SpanKind::recv, r0, probe.now());
       }
+      probe.step_begin();
       auto run_cell = [&](int t) {
         const int cell = sched.steps[st][first_worker + t];
+        const auto c0 = probe.now();
+        std::uint64_t count = 0;
         CellGuard guard(spec, checking ? checks_for(cell) : std::vector<ArrayCheck>{},
                         first_worker + t, static_cast<int>(st));
         GuardScope scope(checking ? &guard : nullptr);
@@ -874,12 +906,16 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
             hi[sched.field_keys[j]] = sched.block_end(j, b);
           }
           runner.run_box(t, lo.data(), hi.data());
+          count = box_volume(cell);
         } else if (points) {
-          runner.run_list(t, points->points() + layout->seg_begin[cell],
-                          layout->seg_end[cell] - layout->seg_begin[cell]);
+          count = layout->seg_end[cell] - layout->seg_begin[cell];
+          probe.run_list(runner, t, points->points() + layout->seg_begin[cell], count);
         } else {
-          runner.run_records(t, layout->seg_begin[cell], layout->seg_end[cell]);
+          count = layout->seg_end[cell] - layout->seg_begin[cell];
+          probe.run_records(runner, t, layout->seg_begin[cell], layout->seg_end[cell]);
         }
+        probe.cell(t, sched.fields() ? sched.coordinate(cell, sched.fields() - 1) : cell, c0,
+                   probe.now(), count);
       };
       try {
         if (move && !mover.idle()) {
@@ -903,6 +939,7 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
         }
         std::rethrow_exception(error);
       }
+      probe.step_end();
       if (want_order) {
         for (int t = 0; t < threads; ++t) {
           const int cell = sched.steps[st][first_worker + t];
@@ -917,14 +954,20 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
         }
       }
       if (move) {
+        const auto s0 = probe.now();
+        const std::size_t sent = stats.bytes;
         mover.post(static_cast<int>(st));
+        probe.rank_phase(SpanKind::send, s0, probe.now(),
+                         static_cast<std::int64_t>(stats.bytes - sent));
       }
     }
     const auto t_steps = Clock::now();
     if (move) {
+      const auto e0 = probe.now();
       mover.complete_all();
       end_sync(moves, arrays);
       diff_sync(moves.diff_arrays, arrays, snapshots);
+      probe.rank_phase(SpanKind::sync, e0, probe.now());
     }
     const double sync_s = std::chrono::duration<double>(Clock::now() - t_steps).count();
     const double steps_s = std::chrono::duration<double>(t_steps - t_layout).count();
@@ -965,10 +1008,13 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
         << "%";
     }
     last_stats() = LoopStats{stats.transfer_s, stats.exposed_s, stats.bytes};
+    probe.add_bytes_moved(stats.bytes);
     summary = s.str();
   }
 
-  if (session_state().settings.verbose && (c.rank() == 0 || std::getenv("ROTOR_VERBOSE_ALL"))) {
+  probe.end_execute();
+  if (session_state().settings.verbose && (c.rank() == 0 || std::getenv("ROTOR_VERBOSE_ALL")) &&
+      !quiet()) {
     const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
     std::fprintf(stderr, "rotor: %s: %s: %d ranks x %d threads, %s, %.3f s\n", where(spec).c_str(),
                  kind_name(spec.kind), c.size(), session_state().threads, summary.c_str(), dt);

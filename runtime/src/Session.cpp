@@ -2,6 +2,7 @@
 
 #include "Checkpoint.h"
 #include "Failure.h"
+#include "Observability.h"
 #include "OrderRecorder.h"
 #include "SessionState.h"
 #include "rotor/distarray/Collective.h"
@@ -99,6 +100,7 @@ namespace detail {
 SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
   SessionSettings s;
   bool have_threads = false, have_verbose = false, have_record = false, have_replay = false;
+  ObservabilityFlagsSeen observability_seen;
   int out = 1;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i] ? argv[i] : "";
@@ -137,11 +139,13 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
       s.replay_order = value;
       have_replay = true;
     } else if (detail::parse_checkpoint_flag(name, value, has_value, s)) {
+    } else if (parse_observability_flag(name, value, has_value, s, observability_seen)) {
     } else {
       throw SettingsError("rotor: unknown flag '" + arg +
                           "' (known: --rotor-threads=N, --rotor-verbose, "
                           "--rotor-record-order=FILE, --rotor-replay-order=FILE, "
-                          "--rotor-checkpoint=DIR, --rotor-checkpoint-every=N, --rotor-resume)");
+                          "--rotor-checkpoint=DIR, --rotor-checkpoint-every=N, --rotor-resume, " +
+                          observability_flags_help() + ")");
     }
   }
   argc = out;
@@ -161,6 +165,7 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
     if (const char* v = std::getenv("ROTOR_REPLAY_ORDER"); v && !have_replay) {
       s.replay_order = v;
     }
+    observability_from_environment(s, observability_seen);
   }
   detail::finish_checkpoint_settings(s, use_environment);
   if (!s.record_order.empty() && !s.replay_order.empty()) {
@@ -200,6 +205,8 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
     detail::install_failure_handlers(*state_->comm);
   }
   fill_state(*state_);
+  detail::start_observability(state_->settings, *state_->comm, state_->threads,
+                              argc > 0 && argv ? argv[0] : nullptr);
   the_collective = std::make_unique<CommCollective>(*state_->comm);
   detail::set_collective(the_collective.get());
   the_session = this;
@@ -214,7 +221,9 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
 }
 
 Session::~Session() {
-  detail::abort_if_unwinding(*state_->comm);
+  detail::abort_if_unwinding(
+      *state_->comm); // before anything collective: a lone rank must not hang
+  detail::finish_observability(*state_->comm);
   detail::finish_order_recording();
   the_session = nullptr;
   detail::set_collective(nullptr);

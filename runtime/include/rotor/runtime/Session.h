@@ -22,6 +22,10 @@
 ///   --rotor-checkpoint=DIR     write DIR/rotor-checkpoint.h5 every N loop executions
 ///   --rotor-checkpoint-every=N (default 1)
 ///   --rotor-resume             skip the loop executions DIR's checkpoint holds, restore its state
+///   --rotor-metrics=FILE       JSON lines per loop execution and rotor::report_metric call
+///   --rotor-trace=FILE         Chrome/Perfetto trace of every worker (written at the end)
+///   --rotor-label=NAME         the run's name in the metrics file (default npRxT)
+///   --rotor-quiet              no progress bar (drawn on a terminal), notes or verbose lines
 /// An unknown `--rotor-` flag or a bad value throws rotor::SettingsError naming it.
 ///
 /// Non-root ranks' stdout is discarded so a serial program prints once; Rotor's own messages go
@@ -49,6 +53,10 @@ struct SessionSettings {
   std::string checkpoint_dir; ///< --rotor-checkpoint=DIR; empty: off
   int checkpoint_every = 1;   ///< --rotor-checkpoint-every=N loop executions
   bool resume = false;        ///< --rotor-resume: continue from DIR's checkpoint
+  std::string metrics;        ///< --rotor-metrics=FILE: JSON lines of loops and metrics (rank 0)
+  std::string trace;          ///< --rotor-trace=FILE: Chrome trace-event JSON of every worker
+  std::string label;          ///< --rotor-label=NAME: the run's name in the metrics file
+  bool quiet = false;         ///< --rotor-quiet: no progress bar, notes or verbose lines
 };
 
 class Session {

@@ -92,6 +92,10 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
              const std::vector<int>& spec_index, const std::vector<const void*>& private_arrays,
              CellRunner& runner, const ExecutionInfo& info);
 
+/// The loop (execute and the template's merges) is over: metrics, trace and progress bar close
+/// its execution (collective when --rotor-metrics is on).
+void loop_finished();
+
 /// Communication of the last parallel loop on this rank (benchmarks, --rotor-verbose).
 struct LoopStats {
   double transfer_s = 0; ///< time blocks were in flight between ranks
