@@ -385,13 +385,38 @@ std::int64_t read_resume_point() {
   return k;
 }
 
-void load_checkpoint() {
+std::string read_string_attribute(hid_t file, const char* name, const std::string& path) {
+  hid_t attr = H5Aopen(file, name, H5P_DEFAULT);
+  if (attr < 0) {
+    fail(path + ": no attribute '" + std::string(name) + "' (not a Rotor checkpoint?)");
+  }
+  hid_t type = H5Aget_type(attr);
+  std::string value(H5Tget_size(type), '\0');
+  H5Aread(attr, type, value.data());
+  H5Tclose(type);
+  H5Aclose(attr);
+  value.resize(std::strlen(value.c_str()));
+  return value;
+}
+
+/// Loads the saved state; `loop` is this program's loop at the restore point, which must be the
+/// one the checkpoint was written after (else: another program, or other arguments).
+void load_checkpoint(const std::string& loop) {
   CheckpointState& st = state();
   const std::string path = checkpoint_file();
   File f;
   f.id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f.id < 0) {
     fail("cannot open " + path);
+  }
+  if (read_string_attribute(f.id, "format", path) != kFormat) {
+    fail(path + ": format is not " + std::string(kFormat));
+  }
+  const std::string saved_loop = read_string_attribute(f.id, "loop", path);
+  if (saved_loop != loop) {
+    fail(path + " was written after loop execution " + std::to_string(st.executions) + " at " +
+         saved_loop + ", but this run's execution " + std::to_string(st.executions) +
+         " is the loop at " + loop + " (another program, or other arguments?)");
   }
   for (std::size_t i = 0; i < st.arrays.size(); ++i) {
     ArrayEntry& a = st.arrays[i];
@@ -466,6 +491,17 @@ void finish_checkpoint_settings(SessionSettings& s, bool use_environment) {
   }
 }
 
+void checkpoint_at_session_end() {
+  const CheckpointState& st = state();
+  if (st.resume_from > st.executions && comm().rank() == 0) {
+    std::fprintf(stderr,
+                 "rotor: warning: --rotor-resume: the checkpoint holds %lld loop executions but "
+                 "this run had only %lld; nothing was restored (another program, or other "
+                 "arguments?)\n",
+                 static_cast<long long>(st.resume_from), static_cast<long long>(st.executions));
+  }
+}
+
 bool checkpoint_enabled() {
   return !settings().checkpoint_dir.empty();
 }
@@ -524,7 +560,7 @@ void checkpoint_after_execution(const codegen::LoopSpec& spec, SpaceAccess& spac
                       space.record_data() + space.local_count() * d->record_bytes);
   }
   if (skipped && st.executions == st.resume_from) {
-    load_checkpoint();
+    load_checkpoint(site);
     put_back_arrays(arrays);
     for (auto& e : st.arrays) {
       if (e.has_pending && e.last_bound > previous_of_site && e.data) {

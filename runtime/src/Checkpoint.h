@@ -18,4 +18,8 @@ bool parse_checkpoint_flag(const std::string& name, const std::string& value, bo
 /// combination (--rotor-resume needs a directory).
 void finish_checkpoint_settings(SessionSettings& s, bool use_environment);
 
+/// At the end of the Session: warns (rank 0) when a resumed checkpoint held more loop executions
+/// than the program ran (nothing was restored).
+void checkpoint_at_session_end();
+
 } // namespace rotor::detail

@@ -221,8 +221,9 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
 }
 
 Session::~Session() {
-  detail::abort_if_unwinding(
-      *state_->comm); // before anything collective: a lone rank must not hang
+  // Before anything collective: a lone rank must not hang.
+  detail::abort_if_unwinding(*state_->comm);
+  detail::checkpoint_at_session_end();
   detail::finish_observability(*state_->comm);
   detail::finish_order_recording();
   the_session = nullptr;

@@ -2,7 +2,8 @@
 # Checkpoint + kill -9 + --rotor-resume must give the arrays and records of an uninterrupted run,
 # bitwise (compared with h5diff, which reports any difference).
 # Usage: run_checkpoint_test.sh MPIEXEC PROGRAM H5DIFF CASE [mpirun flags...]
-#   CASE np1 | np2 | every3 (np 1, a checkpoint every 3 loop executions) | np2to1
+#   CASE np1 | np2 | every3 (np 1, a checkpoint every 3 loop executions) | np2to1 |
+#        mismatch (OTHER_PROGRAM in the environment resumes the checkpoint)
 set -u
 mpiexec=$1 program=$2 h5diff=$3 case=$4
 shift 4
@@ -49,6 +50,19 @@ np2to1)
   same "$work/ref4.h5" "$work/res4.h5"
   run 1 6 "$work/res6.h5" --rotor-checkpoint="$work/ck6" --rotor-resume >/dev/null ||
     { echo "FAIL: resumed 6-epoch run"; fail=1; }
+  ;;
+mismatch)
+  # Resuming another program (OTHER_PROGRAM: its loop at the restore point differs) must stop
+  # with an error naming both loops, not continue from a foreign state.
+  run 1 6 "$work/x.h5" 3 --rotor-checkpoint="$work/ck" >/dev/null 2>&1
+  check_killed $?
+  timeout -s KILL 60 "$OTHER_PROGRAM" none --rotor-threads=1 --rotor-checkpoint="$work/ck" \
+    --rotor-resume >"$work/log" 2>&1
+  rc=$?
+  cat "$work/log"
+  if [ "$rc" -eq 0 ]; then echo "FAIL: resuming another program exited 0"; fail=1; fi
+  if ! grep -q "another program, or other arguments" "$work/log"; then
+    echo "FAIL: no mismatch message"; fail=1; fi
   ;;
 *)
   echo "unknown case $case"
