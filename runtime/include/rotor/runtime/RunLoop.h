@@ -12,6 +12,7 @@
 #include "rotor/runtime/Codegen.h"
 #include "rotor/runtime/detail/Checkpoint.h"
 #include "rotor/runtime/detail/Engine.h"
+#include "rotor/runtime/detail/MemoryCheck.h"
 
 #include <cstring>
 #include <memory>
@@ -436,6 +437,15 @@ void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<A
     std::vector<bool> buffered(n_arrays);
     for (std::size_t i = 0; i < n_arrays; ++i) {
       buffered[i] = !serial && spec.arrays[i].role == Role::buffered;
+    }
+    {
+      std::size_t bound_bytes = 0, buffered_bytes = 0, i = 0;
+      auto count = [&](const auto& a) {
+        const std::size_t bytes = static_cast<std::size_t>(a.size()) * sizeof(a.data()[0]);
+        (buffered[i++] ? buffered_bytes : bound_bytes) += bytes;
+      };
+      std::apply([&](auto&... a) { (count(a), ...); }, arrays);
+      check_loop_memory(spec, access, bound_bytes + buffered_bytes, buffered_bytes, info.slots);
     }
     State state(body, arrays, info.slots, buffered);
     auto runner = make_runner(state);

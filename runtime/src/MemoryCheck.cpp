@@ -1,0 +1,89 @@
+#include "rotor/runtime/detail/MemoryCheck.h"
+
+#include "SessionState.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace rotor::detail {
+namespace {
+
+/// Bytes this rank may still use: ROTOR_MEMORY_AVAILABLE, else MemAvailable / ranks on the node;
+/// 0 when unknown (no check).
+double available_bytes() {
+  if (const char* v = std::getenv("ROTOR_MEMORY_AVAILABLE"); v && *v) {
+    return std::strtod(v, nullptr);
+  }
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit) {
+    if (key == "MemAvailable:") {
+      const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+      const int ranks_here = local ? std::max(1, std::atoi(local)) : 1;
+      return kib * 1024.0 / ranks_here;
+    }
+  }
+  return 0;
+}
+
+std::string human(double bytes) {
+  char buf[32];
+  if (bytes >= 1e9) {
+    std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+  } else if (bytes >= 1e6) {
+    std::snprintf(buf, sizeof buf, "%.1f MB", bytes / 1e6);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.0f bytes", bytes);
+  }
+  return buf;
+}
+
+} // namespace
+
+void check_loop_memory(const codegen::LoopSpec& spec, SpaceAccess& space,
+                       std::size_t bound_array_bytes, std::size_t buffered_array_bytes, int slots) {
+  static std::set<std::pair<std::string, int>> checked;
+  if (!checked.emplace(spec.file, spec.line).second) {
+    return;
+  }
+  const double buffers = static_cast<double>(buffered_array_bytes) * std::max(1, slots);
+  const double records = space.is_index_space() ? 0.0
+                                                : static_cast<double>(space.local_count()) *
+                                                      static_cast<double>(space.record_bytes());
+  const double snapshots = session_state().settings.checkpoint_dir.empty()
+                               ? 0.0
+                               : static_cast<double>(bound_array_bytes);
+  const double need = buffers + records + snapshots;
+  const double have = available_bytes();
+  Comm& c = comm();
+  std::int64_t over = (have > 0 && need > have) ? 1 : 0;
+  std::int64_t any_over = over;
+  c.allreduce_max(&any_over, 1);
+  if (any_over == 0) {
+    return;
+  }
+  std::string msg = "rotor: the loop at " + std::string(spec.file) + ":" +
+                    std::to_string(spec.line) + " would not fit in memory: ";
+  if (over) {
+    msg = "[rank " + std::to_string(c.rank()) + "] " + msg + "it needs about " + human(need) +
+          " more on this rank (worker copies of buffered arrays " + human(buffers) +
+          ", records in transit " + human(records) + ", checkpoint snapshots " + human(snapshots) +
+          ") but " + human(have) +
+          " is available to it (MemAvailable / ranks on this node, or ROTOR_MEMORY_AVAILABLE); "
+          "use more nodes, fewer ranks per node or fewer --rotor-threads";
+    std::fprintf(stderr, "%s\n", msg.c_str());
+  } else {
+    msg += "another rank lacks memory (see its message)";
+  }
+  throw std::runtime_error(msg);
+}
+
+} // namespace rotor::detail
