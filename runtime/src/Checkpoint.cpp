@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -57,6 +58,8 @@ struct CheckpointState {
   std::vector<ArrayEntry> arrays;
   std::vector<DatasetEntry> datasets;
   std::vector<std::pair<std::string, std::int64_t>> last_of_site; ///< loop site -> execution
+  std::vector<char> reduction_log;                 ///< every execution's reduction bytes
+  std::vector<std::uint64_t> reduction_offsets{0}; ///< execution i: [offsets[i], offsets[i+1])
 };
 
 CheckpointState& state() {
@@ -286,6 +289,13 @@ void write_checkpoint(const codegen::LoopSpec& spec) {
         write_bytes_dataset(file, array_path(i, a), h5_type(a.element_type),
                             static_cast<int>(dims.size()), dims.data(), a.snapshot.data());
       }
+      {
+        hsize_t n_bytes = st.reduction_log.size(), n_offsets = st.reduction_offsets.size();
+        write_bytes_dataset(file, "/reductions/bytes", H5T_NATIVE_UINT8, 1, &n_bytes,
+                            st.reduction_log.data());
+        write_bytes_dataset(file, "/reductions/offsets", H5T_NATIVE_UINT64, 1, &n_offsets,
+                            st.reduction_offsets.data());
+      }
       for (std::size_t i = 0; i < st.datasets.size(); ++i) {
         hsize_t n = ids[i].size(), rb = st.datasets[i].record_bytes;
         hsize_t rec_dims[2] = {n, rb};
@@ -378,6 +388,14 @@ std::int64_t read_resume_point() {
     fail("cannot open " + path);
   }
   std::int64_t k = read_int_attribute(f.id, "executions", path);
+  CheckpointState& st = state();
+  std::vector<char> offsets;
+  read_dataset(f.id, "/reductions/offsets", H5T_NATIVE_UINT64, static_cast<std::size_t>(k) + 1,
+               sizeof(std::uint64_t), offsets, path);
+  st.reduction_offsets.resize(static_cast<std::size_t>(k) + 1);
+  std::memcpy(st.reduction_offsets.data(), offsets.data(), offsets.size());
+  read_dataset(f.id, "/reductions/bytes", H5T_NATIVE_UINT8, st.reduction_offsets.back(), 1,
+               st.reduction_log, path);
   if (comm().rank() == 0) {
     std::fprintf(stderr, "rotor: resuming from %s after %lld loop executions\n", path.c_str(),
                  static_cast<long long>(k));
@@ -439,6 +457,24 @@ void load_checkpoint(const std::string& loop) {
     d.pending_ids.resize(n);
     std::memcpy(d.pending_ids.data(), ids.data(), ids.size());
     d.has_pending = true;
+  }
+}
+
+/// Fault injection for tests: ROTOR_TEST_KILL_AFTER_CHECKPOINT=N[:RANK] makes RANK (default 0)
+/// SIGKILL itself right after the checkpoint of execution N is complete.
+void die_if_asked(std::int64_t executions) {
+  const char* v = std::getenv("ROTOR_TEST_KILL_AFTER_CHECKPOINT");
+  if (!v || !*v) {
+    return;
+  }
+  char* end = nullptr;
+  const long long n = std::strtoll(v, &end, 10);
+  const int rank = (end && *end == ':') ? std::atoi(end + 1) : 0;
+  if (n == executions && comm().rank() == rank) {
+    std::fprintf(stderr, "[rank %d] rotor: ROTOR_TEST_KILL_AFTER_CHECKPOINT=%s: killing myself\n",
+                 rank, v);
+    std::fflush(stderr);
+    std::raise(SIGKILL);
   }
 }
 
@@ -526,8 +562,23 @@ bool checkpoint_before_execution(const codegen::LoopSpec& spec, SpaceAccess& spa
 }
 
 void checkpoint_after_execution(const codegen::LoopSpec& spec, SpaceAccess& space,
-                                std::vector<ArrayBinding>& arrays, bool skipped) {
+                                std::vector<ArrayBinding>& arrays, bool skipped,
+                                std::vector<char>& reductions) {
   CheckpointState& st = state();
+  if (skipped) {
+    const auto i = static_cast<std::size_t>(st.executions);
+    const std::uint64_t begin = st.reduction_offsets[i], end = st.reduction_offsets[i + 1];
+    if (end - begin != reductions.size()) {
+      fail("loop execution " + std::to_string(i + 1) + " (" + where(spec) + ") has " +
+           std::to_string(reductions.size()) + " bytes of reductions, the checkpoint " +
+           std::to_string(end - begin) + " (another program, or other arguments?)");
+    }
+    reductions.assign(st.reduction_log.begin() + static_cast<std::ptrdiff_t>(begin),
+                      st.reduction_log.begin() + static_cast<std::ptrdiff_t>(end));
+  } else if (st.executions + 1 == static_cast<std::int64_t>(st.reduction_offsets.size())) {
+    st.reduction_log.insert(st.reduction_log.end(), reductions.begin(), reductions.end());
+    st.reduction_offsets.push_back(st.reduction_log.size());
+  }
   ++st.executions;
   // The previous execution of this loop site: arrays bound since then form the current cycle
   // (typically one epoch) and are alive now; older ones are put back at their next binding.
@@ -597,6 +648,7 @@ void checkpoint_after_execution(const codegen::LoopSpec& spec, SpaceAccess& spac
   }
   if (!skipped && st.executions % settings().checkpoint_every == 0) {
     write_checkpoint(spec);
+    die_if_asked(st.executions);
   }
 }
 

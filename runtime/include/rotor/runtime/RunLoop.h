@@ -428,8 +428,32 @@ void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<A
       bind_arrays(spec, arrays, std::vector<bool>(n_arrays, false), checkpointed, unused);
       skip = checkpoint_before_execution(spec, access, checkpointed);
     }
+    // The reduction variables' bytes after the loop: logged in checkpoints, replayed when a
+    // resumed run skips the loop (a sum the program uses later keeps its value).
+    auto reduction_bytes = [&](bool to_variables, std::vector<char>& bytes) {
+      std::size_t at = 0;
+      auto one = [&](auto& r) {
+        using R = std::remove_reference_t<decltype(r)>;
+        static_assert(std::is_trivially_copyable_v<R>,
+                      "rotor: reductions must be trivially copyable");
+        if (to_variables) {
+          if (at + sizeof(R) <= bytes.size()) {
+            std::memcpy(static_cast<void*>(&r), bytes.data() + at, sizeof(R));
+          }
+        } else {
+          bytes.resize(at + sizeof(R));
+          std::memcpy(bytes.data() + at, static_cast<const void*>(&r), sizeof(R));
+        }
+        at += sizeof(R);
+      };
+      std::apply([&](auto&... r) { (one(r), ...); }, reductions);
+      (void)one;
+    };
     if (skip) {
-      checkpoint_after_execution(spec, access, checkpointed, true);
+      std::vector<char> bytes;
+      reduction_bytes(false, bytes); // the expected size
+      checkpoint_after_execution(spec, access, checkpointed, true, bytes);
+      reduction_bytes(true, bytes);
       return;
     }
     const ExecutionInfo info = plan_execution(spec, access, arrays_alias(arrays));
@@ -456,7 +480,9 @@ void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<A
     state.finish(reductions, !info.redundant && session_ranks() > 1);
     loop_finished();
     if (checkpoint_enabled()) {
-      checkpoint_after_execution(spec, access, checkpointed, false);
+      std::vector<char> bytes;
+      reduction_bytes(false, bytes);
+      checkpoint_after_execution(spec, access, checkpointed, false, bytes);
     }
   };
   if constexpr (IsDataset<S>::value) {

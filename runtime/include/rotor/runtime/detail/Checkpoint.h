@@ -25,8 +25,10 @@ bool checkpoint_before_execution(const codegen::LoopSpec& spec, SpaceAccess& spa
 
 /// After a loop execution (run or skipped): counts it, snapshots its arrays and written records,
 /// writes a checkpoint every N executions, and restores the saved state after the last skipped
-/// one. `arrays` lists every bound array (buffered ones included).
+/// one. `arrays` lists every bound array (buffered ones included). `reductions`: the bytes of the
+/// loop's reduction variables; logged when run, replaced by the logged ones when skipped.
 void checkpoint_after_execution(const codegen::LoopSpec& spec, SpaceAccess& space,
-                                std::vector<ArrayBinding>& arrays, bool skipped);
+                                std::vector<ArrayBinding>& arrays, bool skipped,
+                                std::vector<char>& reductions);
 
 } // namespace rotor::detail
