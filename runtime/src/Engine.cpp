@@ -856,21 +856,6 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
 
     CommStats stats;
     Mover mover(moves, arrays, stats);
-    auto box_volume = [&](int cell) {
-      std::int64_t v = 1;
-      std::vector<std::int64_t> ext = boxes ? space.extents() : std::vector<std::int64_t>{};
-      for (std::size_t d = 0; d < ext.size(); ++d) {
-        std::int64_t lo = 0, hi = ext[d];
-        for (int j = 0; j < sched.fields(); ++j) {
-          if (sched.field_keys[j] == static_cast<int>(d)) {
-            lo = sched.block_first(j, sched.coordinate(cell, j));
-            hi = sched.block_end(j, sched.coordinate(cell, j));
-          }
-        }
-        v *= std::max<std::int64_t>(0, hi - lo);
-      }
-      return v;
-    };
     const auto t_layout = Clock::now();
     const double layout_s = std::chrono::duration<double>(t_layout - t0).count();
     std::vector<std::uint64_t> my_order;  // ids in (step, slot) order
