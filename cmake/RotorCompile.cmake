@@ -32,11 +32,13 @@ function(rotor_add_executable name)
   if(TARGET rotor-cc)
     # Rebuild the objects when rotor-cc changes (it decides what the objects contain).
     add_dependencies(${name} rotor-cc)
+    # OBJECT_DEPENDS takes no generator expressions before CMake 3.27: name the file itself.
+    get_target_property(cc_dir rotor-cc BINARY_DIR)
     foreach(src IN LISTS ARGN)
       get_filename_component(abs ${src} ABSOLUTE)
       if(abs MATCHES "\\.(cpp|cc|cxx|C)$")
         set_property(SOURCE ${abs} TARGET_DIRECTORY ${name} APPEND PROPERTY OBJECT_DEPENDS
-                     $<TARGET_FILE:rotor-cc>)
+                     ${cc_dir}/rotor-cc)
       endif()
     endforeach()
   endif()

@@ -32,7 +32,8 @@ if(TARGET rotor-cc)
 endif()
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/RotorConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/RotorConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Rotor)
+  ${PROJECT_BINARY_DIR}/RotorConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Rotor
+  PATH_VARS CMAKE_INSTALL_BINDIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/RotorConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/RotorConfig.cmake ${PROJECT_BINARY_DIR}/RotorConfigVersion.cmake

@@ -230,6 +230,8 @@ FileResult process_file(const std::string& path, const Options& options) {
     FileResult result;
     Diagnostic d;
     d.file = path;
+    d.line = 1; // the contract's `file:line:col: error:` form, as for any other input error
+    d.col = 1;
     d.message = "cannot open '" + path + "': no such file or not readable";
     result.diagnostics.push_back(d);
     return result;

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace rotor::detail {
@@ -30,6 +31,15 @@ public:
 
   Request isend(const void* data, std::size_t bytes, int dest, int tag);
   Request irecv(void* data, std::size_t bytes, int source, int tag);
+  /// Typed forms: `count` elements of a trivially copyable T.
+  template <class T> Request isend(const T* data, std::size_t count, int dest, int tag) {
+    static_assert(std::is_trivially_copyable_v<T>, "Comm sends trivially copyable elements");
+    return isend(static_cast<const void*>(data), count * sizeof(T), dest, tag);
+  }
+  template <class T> Request irecv(T* data, std::size_t count, int source, int tag) {
+    static_assert(std::is_trivially_copyable_v<T>, "Comm receives trivially copyable elements");
+    return irecv(static_cast<void*>(data), count * sizeof(T), source, tag);
+  }
   void wait_all(std::vector<Request>& requests);
   /// Tests (progresses) the requests; completed ones are released. True when all are done.
   bool test_all(std::vector<Request>& requests);

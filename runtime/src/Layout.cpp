@@ -49,6 +49,9 @@ bool layout_valid(const RecordLayout& l, const LayoutRequest& req, SpaceAccess& 
     return true;
   }
   const bool skewed = req.matrix && !req.matrix->empty();
+  if (s.cells == 1 && req.ranks == 1 && !req.ordered) {
+    return true; // one worker, no order: every record of this rank belongs to the only cell
+  }
   if (!req.ordered && !skewed) {
     std::vector<std::int64_t> lo(static_cast<std::size_t>(f)), hi(lo.size());
     for (int c = 0; c < s.cells; ++c) {
@@ -131,11 +134,26 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
   const int nkeys = space.key_count();
   const int f = static_cast<int>(req.field_keys.size());
   std::size_t n = space.local_count();
-  std::vector<std::int64_t> keys(n * static_cast<std::size_t>(nkeys));
+  // keys are kept in memory only where they are needed again (ordered or skewed loops);
+  // otherwise they are extracted from the records on every pass (peak memory ~ the records)
+  const bool keep_keys = req.ordered || (req.matrix && !req.matrix->empty());
+  std::vector<std::int64_t> keys;
   std::vector<std::int64_t> scratch(static_cast<std::size_t>(f) + 1);
-  for (std::size_t i = 0; i < n; ++i) {
-    transformed_keys(req, space, i, keys.data() + i * nkeys, scratch.data());
-  }
+  std::vector<std::int64_t> one(static_cast<std::size_t>(nkeys) + 1);
+  auto materialize = [&] {
+    keys.assign(keep_keys ? n * static_cast<std::size_t>(nkeys) : 0, 0);
+    for (std::size_t i = 0; keep_keys && i < n; ++i) {
+      transformed_keys(req, space, i, keys.data() + i * nkeys, scratch.data());
+    }
+  };
+  auto key_at = [&](std::size_t i, int fk) {
+    if (keep_keys) {
+      return keys[i * nkeys + fk];
+    }
+    space.keys(i, one.data());
+    return one[fk];
+  };
+  materialize();
 
   // 1. block boundaries per field, balanced by record counts (global histograms)
   RecordLayout layout;
@@ -146,8 +164,9 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
     const int fk = req.field_keys[j];
     std::int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (std::size_t i = 0; i < n; ++i) {
-      lo = std::min(lo, keys[i * nkeys + fk]);
-      hi = std::max(hi, keys[i * nkeys + fk]);
+      const std::int64_t v = key_at(i, fk);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
     }
     if (global) {
       c.allreduce_min(&lo, 1);
@@ -165,7 +184,7 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
     }
     std::vector<std::int64_t> hist(static_cast<std::size_t>(range), 0);
     for (std::size_t i = 0; i < n; ++i) {
-      ++hist[static_cast<std::size_t>(keys[i * nkeys + fk] - lo)];
+      ++hist[static_cast<std::size_t>(key_at(i, fk) - lo)];
     }
     if (global) {
       c.allreduce_sum(hist.data(), hist.size());
@@ -197,7 +216,7 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
     }
     int coords[8];
     for (int j = 0; j < f; ++j) {
-      coords[j] = s.block_of(j, keys[i * nkeys + req.field_keys[j]]);
+      coords[j] = s.block_of(j, key_at(i, req.field_keys[j]));
     }
     return s.cell_of(coords);
   };
@@ -226,7 +245,10 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
           ids.push_back(space.ids()[i]);
         }
         kept_cell.push_back(cell[i]);
-        kept_keys.insert(kept_keys.end(), keys.begin() + i * nkeys, keys.begin() + (i + 1) * nkeys);
+        if (keep_keys) {
+          kept_keys.insert(kept_keys.end(), keys.begin() + i * nkeys,
+                           keys.begin() + (i + 1) * nkeys);
+        }
       }
       space.replace(std::move(mine), std::move(ids), true);
       cell = std::move(kept_cell);
@@ -256,10 +278,7 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
       }
       space.replace(std::move(mine), std::move(ids), true);
       n = space.local_count();
-      keys.assign(n * static_cast<std::size_t>(nkeys), 0);
-      for (std::size_t i = 0; i < n; ++i) {
-        transformed_keys(req, space, i, keys.data() + i * nkeys, scratch.data());
-      }
+      materialize();
       cell.assign(n, 0);
       if (f == 0) {
         // shares of the records: this rank's threads split what it received
@@ -307,20 +326,33 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
     identity_order = order[i] == i;
   }
   if (!identity_order) {
+    // in place, cycle by cycle (no second copy of the records): position i receives order[i]
     const std::size_t rb = space.record_bytes();
-    std::vector<char> sorted(n * rb);
-    const char* src = space.record_data();
-    for (std::size_t i = 0; i < n; ++i) {
-      std::memcpy(sorted.data() + i * rb, src + order[i] * rb, rb);
-    }
-    std::memcpy(space.record_data(), sorted.data(), sorted.size());
+    char* recs = space.record_data();
     auto& ids = space.ids();
-    if (!ids.empty()) {
-      std::vector<std::uint64_t> sorted_ids(n);
-      for (std::size_t i = 0; i < n; ++i) {
-        sorted_ids[i] = ids[order[i]];
+    const bool with_ids = !ids.empty();
+    std::vector<char> tmp(rb);
+    std::vector<bool> done(n, false);
+    for (std::size_t start = 0; start < n; ++start) {
+      if (done[start] || order[start] == start) {
+        continue;
       }
-      ids = std::move(sorted_ids);
+      std::memcpy(tmp.data(), recs + start * rb, rb);
+      const std::uint64_t tmp_id = with_ids ? ids[start] : 0;
+      std::size_t j = start;
+      while (order[j] != start) {
+        std::memcpy(recs + j * rb, recs + order[j] * rb, rb);
+        if (with_ids) {
+          ids[j] = ids[order[j]];
+        }
+        done[j] = true;
+        j = order[j];
+      }
+      std::memcpy(recs + j * rb, tmp.data(), rb);
+      if (with_ids) {
+        ids[j] = tmp_id;
+      }
+      done[j] = true;
     }
   }
   layout.data = space.record_data();

@@ -4,6 +4,7 @@
 #include "rotor/distarray/Collective.h"
 
 #include <cstdio>
+#include <unistd.h>
 #include <fstream>
 #include <string>
 
@@ -13,9 +14,12 @@ namespace {
 using codegen::Kind;
 using codegen::Role;
 
+/// A file name unique to this run (rank 0's pid, shared with every rank).
 std::string temp_path(const char* name) {
-  return std::string(::testing::TempDir()) + "rotor_" + name + "_" +
-         std::to_string(Session::instance().ranks()) + ".order";
+  std::int64_t pid = static_cast<std::int64_t>(::getpid());
+  detail::collective().broadcast(&pid, sizeof pid, 0);
+  return std::string(::testing::TempDir()) + "rotor_" + name + "_" + std::to_string(pid) +
+         ".order";
 }
 
 TEST(OrderFile, RecordThenReplayThroughDatasetBegin) {
@@ -67,7 +71,7 @@ TEST(OrderFile, RecordThenReplayThroughDatasetBegin) {
 }
 
 TEST(OrderFile, MalformedReplayFileNamesFileAndLine) {
-  const std::string path = temp_path("bad") + std::to_string(Session::instance().rank());
+  const std::string path = temp_path("bad") + "." + std::to_string(Session::instance().rank());
   {
     std::ofstream out(path);
     out << "rotor-order 1\nloop 0 x.cpp:3 3\n0 1\n";

@@ -2,7 +2,7 @@
 
 static void add_error(double& total, float e) { total += e * e; }
 
-double rmse_sum(rotor::Dataset<Rating>& ratings, const rotor::DistArray<float, 1>& bu) {
+double rmse_sum(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 1>& bu) {
   double total = 0;
 /* #pragma rotor parallel_for */
   ::rotor::codegen::run_loop(

@@ -123,6 +123,7 @@ private:
 
 template <class T> struct IsDistArray : std::false_type {};
 template <class T, int N> struct IsDistArray<DistArray<T, N>> : std::true_type {};
+template <class T, int N> struct IsDistArray<const DistArray<T, N>> : std::true_type {};
 template <class T> struct IsDataset : std::false_type {};
 template <class R> struct IsDataset<Dataset<R>> : std::true_type {};
 template <class T> struct IsIndexSpace : std::false_type {};
@@ -241,17 +242,15 @@ private:
     return std::tuple<Arrays&...>((std::get<I>(c) ? *std::get<I>(c) : std::get<I>(arrays_))...);
   }
   template <std::size_t I> void merge_one(bool across_ranks) {
-    using A = std::tuple_element_t<I, std::tuple<Arrays...>>;
+    using A = std::remove_const_t<std::tuple_element_t<I, std::tuple<Arrays...>>>;
     std::vector<const A*> copies;
     for (auto& c : copies_) {
       if (std::get<I>(c)) {
         copies.push_back(std::get<I>(c).get());
       }
     }
-    if constexpr (!std::is_const_v<A>) { // a const array is never written, so never merged
-      if (!copies.empty()) {
-        merge_buffered(std::get<I>(arrays_), copies, across_ranks);
-      }
+    if (!copies.empty()) {
+      merge_buffered(const_cast<A&>(std::get<I>(arrays_)), copies, across_ranks);
     }
   }
   template <std::size_t... I> void merge_all(bool across_ranks, std::index_sequence<I...>) {
@@ -350,10 +349,12 @@ private:
   State& st_;
 };
 
-template <class T, int N> ArrayBinding bind_array(DistArray<T, N>& a, const char* name) {
+/// A bound array as bytes. A `const DistArray&` binds too (read-only in the body; the runtime
+/// writes only arrays the spec marks written).
+template <class T, int N> ArrayBinding bind_array(const DistArray<T, N>& a, const char* name) {
   ArrayBinding b;
   b.identity = &a;
-  b.data = reinterpret_cast<char*>(a.data());
+  b.data = reinterpret_cast<char*>(const_cast<T*>(a.data()));
   b.elem_bytes = sizeof(T);
   b.element_type = static_cast<int>(element_type_of<T>());
   b.shape.assign(a.shape().begin(), a.shape().end());
@@ -383,9 +384,7 @@ void bind_arrays(const codegen::LoopSpec& spec, std::tuple<Arrays&...> arrays,
       [&](auto&... a) {
         auto one = [&](auto& array) {
           if (!buffered[i]) {
-            // A const array is only read: the runtime may lay it out but never writes its values.
-            using A = std::remove_const_t<std::remove_reference_t<decltype(array)>>;
-            bindings.push_back(bind_array(const_cast<A&>(array), spec.arrays[i].name));
+            bindings.push_back(bind_array(array, spec.arrays[i].name));
             spec_index.push_back(static_cast<int>(i));
           }
           ++i;
@@ -408,7 +407,7 @@ void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<A
   static_assert(IsDataset<S>::value || IsIndexSpace<S>::value,
                 "rotor::codegen::run_loop: the loop must range over a rotor::Dataset or a "
                 "rotor::IndexSpace");
-  static_assert((IsDistArray<std::remove_const_t<Arrays>>::value && ...),
+  static_assert((IsDistArray<Arrays>::value && ...),
                 "rotor::codegen::run_loop: every bound array must be a rotor::DistArray");
   constexpr std::size_t n_arrays = sizeof...(Arrays);
   if (spec.arrays.size() != n_arrays) {
