@@ -1,5 +1,7 @@
 #include "Comm.h"
 
+#include "Failure.h"
+
 #include "rotor/distarray/Collective.h"
 
 #define OMPI_SKIP_MPICXX 1 // the C API only
@@ -21,8 +23,9 @@ void check(int rc, const char* what) {
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
     MPI_Error_string(rc, text, &len);
-    std::fprintf(stderr, "rotor: %s failed: %s\n", what, text);
-    MPI_Abort(MPI_COMM_WORLD, 3);
+    int rank = -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    report_mpi_error(rank, what, text);
   }
 }
 
@@ -228,7 +231,11 @@ std::vector<std::vector<char>> Comm::alltoallv(const std::vector<std::vector<cha
 }
 
 void Comm::abort(const char* message) {
-  std::fprintf(stderr, "%s\n", message);
+  if (std::strncmp(message, "[rank ", 6) == 0) {
+    std::fprintf(stderr, "%s\n", message);
+  } else {
+    std::fprintf(stderr, "[rank %d] %s\n", rank_, message);
+  }
   std::fflush(stderr);
   if (use_mpi_) {
     MPI_Abort(MPI_COMM_WORLD, 1);

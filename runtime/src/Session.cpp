@@ -1,5 +1,6 @@
 #include "rotor/runtime/Session.h"
 
+#include "Failure.h"
 #include "Observability.h"
 #include "OrderRecorder.h"
 #include "SessionState.h"
@@ -196,6 +197,9 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
   }
   state_->settings = detail::parse_settings(argc, argv, true);
   state_->comm = std::make_unique<detail::Comm>(launched_by_mpirun());
+  if (state_->comm->uses_mpi()) {
+    detail::install_failure_handlers(*state_->comm);
+  }
   fill_state(*state_);
   detail::start_observability(state_->settings, *state_->comm, state_->threads,
                               argc > 0 && argv ? argv[0] : nullptr);
@@ -213,6 +217,7 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
 }
 
 Session::~Session() {
+  detail::abort_if_unwinding(*state_->comm); // before anything collective: a lone rank must not hang
   detail::finish_observability(*state_->comm);
   detail::finish_order_recording();
   the_session = nullptr;
