@@ -763,7 +763,7 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
       std::vector<std::int64_t> lo(ext.size(), 0);
       const auto c0 = probe.now();
       runner.run_box(0, lo.data(), ext.data());
-      probe.cell(0, 0, c0, probe.now(), box_volume(lo, ext));
+      probe.cell(0, 0, c0, probe.now(), points_in_box(lo, ext));
     } else {
       const auto c0 = probe.now();
       probe.run_records(runner, 0, 0, space.local_count());
@@ -891,7 +891,7 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
             hi[sched.field_keys[j]] = sched.block_end(j, b);
           }
           runner.run_box(t, lo.data(), hi.data());
-          count = box_volume(lo, hi);
+          count = points_in_box(lo, hi);
         } else if (points) {
           count = layout->seg_end[cell] - layout->seg_begin[cell];
           probe.run_list(runner, t, points->points() + layout->seg_begin[cell], count);
