@@ -63,8 +63,12 @@ private:
 class Consumer : public ASTConsumer {
 public:
   Consumer(std::vector<RotorPragma>& pragmas, FileResult& result, const Options& options,
-           std::string name)
-      : pragmas_(pragmas), result_(result), options_(options), name_(std::move(name)) {}
+           std::string name, const SourceManager& sm)
+      : pragmas_(pragmas), result_(result), options_(options), name_(std::move(name)), sm_(sm) {}
+
+  bool shouldSkipFunctionBody(Decl* d) override {
+    return sm_.isInSystemHeader(sm_.getExpansionLoc(d->getLocation()));
+  }
 
   void HandleTranslationUnit(ASTContext& ctx) override {
     if (ctx.getDiagnostics().hasErrorOccurred()) {
@@ -172,6 +176,7 @@ private:
   FileResult& result_;
   const Options& options_;
   std::string name_;
+  const SourceManager& sm_;
   bool collected_ = false;
   std::map<unsigned, CXXForRangeStmt*> range_fors_;
 };
@@ -182,10 +187,13 @@ public:
       : result_(result), options_(options), name_(std::move(name)) {}
   bool BeginSourceFileAction(CompilerInstance& ci) override {
     ci.getPreprocessor().AddPragmaHandler(new RotorPragmaHandler(pragmas_));
+    // Bodies of functions in system headers (the standard library, Eigen, Rotor's own) are
+    // never analysed: skipping them (Consumer::shouldSkipFunctionBody) halves the parse.
+    ci.getFrontendOpts().SkipFunctionBodies = options_.skip_system_bodies;
     return true;
   }
-  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance&, StringRef) override {
-    return std::make_unique<Consumer>(pragmas_, result_, options_, name_);
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
+    return std::make_unique<Consumer>(pragmas_, result_, options_, name_, ci.getSourceManager());
   }
 
 private:
