@@ -217,6 +217,22 @@ std::vector<std::string> parse_args(const Options& options) {
   return args;
 }
 
+/// True when `code` has `pragma` followed (after blanks, `(` or `"`) by `rotor`.
+bool mentions_rotor_pragma(const std::string& code) {
+  for (std::size_t at = code.find("pragma"); at != std::string::npos;
+       at = code.find("pragma", at + 1)) {
+    std::size_t i = at + 6;
+    while (i < code.size() &&
+           (code[i] == ' ' || code[i] == '\t' || code[i] == '(' || code[i] == '"')) {
+      ++i;
+    }
+    if (code.compare(i, 5, "rotor") == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 FileResult process_source(const std::string& code, const std::string& name,
@@ -247,9 +263,9 @@ FileResult process_file(const std::string& path, const Options& options) {
   std::ostringstream ss;
   ss << in.rdbuf();
   const std::string code = ss.str();
-  if (code.find("parallel_for") == std::string::npos) {
-    // No annotated loop can be in this file: nothing to analyse or rewrite (the host compiler
-    // reports any error in it), so skip the Clang parse.
+  if (!mentions_rotor_pragma(code)) {
+    // No `#pragma rotor` (or `_Pragma("rotor ...")`) in this file: nothing to analyse or rewrite
+    // (the host compiler reports any error in it), so skip the Clang parse.
     FileResult result;
     result.ok = true;
     result.rewritten = code;
