@@ -63,8 +63,12 @@ private:
 class Consumer : public ASTConsumer {
 public:
   Consumer(std::vector<RotorPragma>& pragmas, FileResult& result, const Options& options,
-           std::string name)
-      : pragmas_(pragmas), result_(result), options_(options), name_(std::move(name)) {}
+           std::string name, const SourceManager& sm)
+      : pragmas_(pragmas), result_(result), options_(options), name_(std::move(name)), sm_(sm) {}
+
+  bool shouldSkipFunctionBody(Decl* d) override {
+    return sm_.isInSystemHeader(sm_.getExpansionLoc(d->getLocation()));
+  }
 
   void HandleTranslationUnit(ASTContext& ctx) override {
     if (ctx.getDiagnostics().hasErrorOccurred()) {
@@ -172,6 +176,7 @@ private:
   FileResult& result_;
   const Options& options_;
   std::string name_;
+  const SourceManager& sm_;
   bool collected_ = false;
   std::map<unsigned, CXXForRangeStmt*> range_fors_;
 };
@@ -182,10 +187,13 @@ public:
       : result_(result), options_(options), name_(std::move(name)) {}
   bool BeginSourceFileAction(CompilerInstance& ci) override {
     ci.getPreprocessor().AddPragmaHandler(new RotorPragmaHandler(pragmas_));
+    // Bodies of functions in system headers (the standard library, Eigen, Rotor's own) are
+    // never analysed: skipping them (Consumer::shouldSkipFunctionBody) halves the parse.
+    ci.getFrontendOpts().SkipFunctionBodies = options_.skip_system_bodies;
     return true;
   }
-  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance&, StringRef) override {
-    return std::make_unique<Consumer>(pragmas_, result_, options_, name_);
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
+    return std::make_unique<Consumer>(pragmas_, result_, options_, name_, ci.getSourceManager());
   }
 
 private:
@@ -207,6 +215,22 @@ std::vector<std::string> parse_args(const Options& options) {
   }
   args.insert(args.end(), options.clang_args.begin(), options.clang_args.end());
   return args;
+}
+
+/// True when `code` has `pragma` followed (after blanks, `(` or `"`) by `rotor`.
+bool mentions_rotor_pragma(const std::string& code) {
+  for (std::size_t at = code.find("pragma"); at != std::string::npos;
+       at = code.find("pragma", at + 1)) {
+    std::size_t i = at + 6;
+    while (i < code.size() &&
+           (code[i] == ' ' || code[i] == '\t' || code[i] == '(' || code[i] == '"')) {
+      ++i;
+    }
+    if (code.compare(i, 5, "rotor") == 0) {
+      return true;
+    }
+  }
+  return false;
 }
 
 } // namespace
@@ -238,7 +262,16 @@ FileResult process_file(const std::string& path, const Options& options) {
   }
   std::ostringstream ss;
   ss << in.rdbuf();
-  return process_source(ss.str(), path, options);
+  const std::string code = ss.str();
+  if (!mentions_rotor_pragma(code)) {
+    // No `#pragma rotor` (or `_Pragma("rotor ...")`) in this file: nothing to analyse or rewrite
+    // (the host compiler reports any error in it), so skip the Clang parse.
+    FileResult result;
+    result.ok = true;
+    result.rewritten = code;
+    return result;
+  }
+  return process_source(code, path, options);
 }
 
 } // namespace rotor::frontend

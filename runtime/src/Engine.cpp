@@ -763,7 +763,7 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
       std::vector<std::int64_t> lo(ext.size(), 0);
       const auto c0 = probe.now();
       runner.run_box(0, lo.data(), ext.data());
-      probe.cell(0, 0, c0, probe.now(), box_volume(lo, ext));
+      probe.cell(0, 0, c0, probe.now(), points_in_box(lo, ext));
     } else {
       const auto c0 = probe.now();
       probe.run_records(runner, 0, 0, space.local_count());
@@ -856,21 +856,6 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
 
     CommStats stats;
     Mover mover(moves, arrays, stats);
-    auto box_volume = [&](int cell) {
-      std::int64_t v = 1;
-      std::vector<std::int64_t> ext = boxes ? space.extents() : std::vector<std::int64_t>{};
-      for (std::size_t d = 0; d < ext.size(); ++d) {
-        std::int64_t lo = 0, hi = ext[d];
-        for (int j = 0; j < sched.fields(); ++j) {
-          if (sched.field_keys[j] == static_cast<int>(d)) {
-            lo = sched.block_first(j, sched.coordinate(cell, j));
-            hi = sched.block_end(j, sched.coordinate(cell, j));
-          }
-        }
-        v *= std::max<std::int64_t>(0, hi - lo);
-      }
-      return v;
-    };
     const auto t_layout = Clock::now();
     const double layout_s = std::chrono::duration<double>(t_layout - t0).count();
     std::vector<std::uint64_t> my_order;  // ids in (step, slot) order
@@ -906,7 +891,7 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
             hi[sched.field_keys[j]] = sched.block_end(j, b);
           }
           runner.run_box(t, lo.data(), hi.data());
-          count = box_volume(cell);
+          count = points_in_box(lo, hi);
         } else if (points) {
           count = layout->seg_end[cell] - layout->seg_begin[cell];
           probe.run_list(runner, t, points->points() + layout->seg_begin[cell], count);

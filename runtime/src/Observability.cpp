@@ -188,7 +188,7 @@ void LoopProbe::begin(const codegen::LoopSpec& spec, const ExecutionInfo& info,
   std::uint64_t local_records = space.local_count();
   if (space.is_index_space()) {
     const std::vector<std::int64_t> ext = space.extents();
-    local_records = box_volume(std::vector<std::int64_t>(ext.size(), 0), ext) /
+    local_records = points_in_box(std::vector<std::int64_t>(ext.size(), 0), ext) /
                     static_cast<std::uint64_t>(redundant_ ? 1 : ranks);
   }
   o.bar.begin("rotor: " + loop_ + " " + plan_, local_records, redundant_ ? 1 : ranks);

@@ -94,8 +94,8 @@ private:
 };
 
 /// Points in the box [lo, hi).
-inline std::uint64_t box_volume(const std::vector<std::int64_t>& lo,
-                                const std::vector<std::int64_t>& hi) {
+inline std::uint64_t points_in_box(const std::vector<std::int64_t>& lo,
+                                   const std::vector<std::int64_t>& hi) {
   std::uint64_t n = 1;
   for (std::size_t d = 0; d < lo.size(); ++d) {
     n *= hi[d] > lo[d] ? static_cast<std::uint64_t>(hi[d] - lo[d]) : 0;

@@ -51,6 +51,8 @@ struct Options {
   std::string display_name;
   /// Rewrite the source (false: analyse and plan only, as for --explain).
   bool rewrite = true;
+  /// Skip the bodies of functions declared in system headers (never analysed; faster parse).
+  bool skip_system_bodies = true;
 };
 
 struct FileResult {
