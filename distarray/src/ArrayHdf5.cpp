@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace rotor::detail {
@@ -210,18 +211,6 @@ std::string read_on_root(const std::string& path, const std::string& name, Eleme
   return "";
 }
 
-/// Sends rank 0's error text to every rank; returns it.
-std::string share_error(std::string error) {
-  Collective& c = collective();
-  std::uint64_t n = error.size();
-  c.broadcast(&n, sizeof n, 0);
-  error.resize(n);
-  if (n > 0) {
-    c.broadcast(error.data(), n, 0);
-  }
-  return error;
-}
-
 } // namespace
 
 void save_array_hdf5(const std::string& path, const std::string& name, ElementType type,
@@ -234,7 +223,7 @@ void save_array_hdf5(const std::string& path, const std::string& name, ElementTy
       error = e.what();
     }
   }
-  error = share_error(error);
+  error = broadcast_from_root(std::move(error));
   if (!error.empty()) {
     throw std::runtime_error("[rank 0] " + path + ": " + error);
   }
@@ -251,7 +240,7 @@ void load_array_hdf5(const std::string& path, const std::string& name, ElementTy
       error = e.what();
     }
   }
-  error = share_error(error);
+  error = broadcast_from_root(std::move(error));
   if (!error.empty()) {
     throw InputError(0, path, 0, error);
   }

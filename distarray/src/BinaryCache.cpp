@@ -9,6 +9,7 @@
 #include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
 
 namespace rotor::detail {
 namespace {
@@ -62,18 +63,6 @@ std::string read_at(int fd, char* data, std::size_t bytes, std::uint64_t offset)
     offset += static_cast<std::uint64_t>(n);
   }
   return "";
-}
-
-/// Rank 0's error text, on every rank.
-std::string from_root(std::string error) {
-  Collective& c = collective();
-  std::uint64_t n = error.size();
-  c.broadcast(&n, sizeof n, 0);
-  error.resize(n);
-  if (n > 0) {
-    c.broadcast(error.data(), n, 0);
-  }
-  return error;
 }
 
 } // namespace
@@ -133,7 +122,7 @@ void save_binary_raw(const std::string& path, const void* records, std::size_t c
       ::close(fd);
     }
   }
-  error = from_root(error);
+  error = broadcast_from_root(std::move(error));
   if (!error.empty()) {
     throw InputError(0, path, 0, error);
   }
@@ -161,7 +150,7 @@ void save_binary_raw(const std::string& path, const void* records, std::size_t c
       ::unlink(tmp.c_str());
     }
   }
-  error = from_root(error);
+  error = broadcast_from_root(std::move(error));
   if (!local.empty()) {
     throw InputError(path, 0, local);
   }

@@ -47,6 +47,17 @@ void set_collective(Collective* c) {
   installed = c;
 }
 
+std::string broadcast_from_root(std::string text) {
+  Collective& c = collective();
+  std::uint64_t n = text.size();
+  c.broadcast(&n, sizeof n, 0);
+  text.resize(n);
+  if (n > 0) {
+    c.broadcast(text.data(), n, 0);
+  }
+  return text;
+}
+
 std::int64_t global_sum(std::int64_t local) {
   collective().allreduce_sum(&local, 1);
   return local;

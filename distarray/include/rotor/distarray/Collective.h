@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace rotor::detail {
@@ -37,6 +38,9 @@ public:
 
 /// The process's collective: single-process until a Session installs another.
 Collective& collective();
+
+/// Rank 0's `text` (an error message, empty when none) on every rank; every rank calls it.
+std::string broadcast_from_root(std::string text);
 /// Installs `c` (not owned; nullptr restores the single-process one). Called by rotor::Session.
 void set_collective(Collective* c);
 
