@@ -68,7 +68,6 @@ int main(int argc, char** argv) {
     A(i, j) = (3 * up + left + i * j) % 1000003;
   }
 
-
   std::int64_t su = 0;
   std::int64_t si = 0;
   std::int64_t sv = 0;
@@ -88,9 +87,8 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("U=%lld I=%lld V=%lld A=%lld total=%lld biggest=%lld skipped=%lld\n",
-              static_cast<long long>(su), static_cast<long long>(si),
-              static_cast<long long>(sv), static_cast<long long>(sa),
-              static_cast<long long>(total), static_cast<long long>(biggest.value()),
-              static_cast<long long>(skipped));
+              static_cast<long long>(su), static_cast<long long>(si), static_cast<long long>(sv),
+              static_cast<long long>(sa), static_cast<long long>(total),
+              static_cast<long long>(biggest.value()), static_cast<long long>(skipped));
   return 0;
 }
