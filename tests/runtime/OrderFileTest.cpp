@@ -4,9 +4,9 @@
 #include "rotor/distarray/Collective.h"
 
 #include <cstdio>
-#include <unistd.h>
 #include <fstream>
 #include <string>
+#include <unistd.h>
 
 namespace rotor::test {
 namespace {
@@ -18,8 +18,7 @@ using codegen::Role;
 std::string temp_path(const char* name) {
   std::int64_t pid = static_cast<std::int64_t>(::getpid());
   detail::collective().broadcast(&pid, sizeof pid, 0);
-  return std::string(::testing::TempDir()) + "rotor_" + name + "_" + std::to_string(pid) +
-         ".order";
+  return std::string(::testing::TempDir()) + "rotor_" + name + "_" + std::to_string(pid) + ".order";
 }
 
 TEST(OrderFile, RecordThenReplayThroughDatasetBegin) {
