@@ -252,12 +252,8 @@ std::uint64_t load_delimited_raw(const std::string& path, const CsvOptions& o,
   local.ids.resize(o.named_fields.size());
   local.order.resize(o.named_fields.size());
   [&] {
-    if (!file.ok()) {
-      error = LocalError{0, file.error()};
-      return;
-    }
-    if (file.size() == 0) {
-      error = LocalError{0, "empty file"};
+    if (const std::string why = file.unusable_reason(); !why.empty()) {
+      error = LocalError{0, why};
       return;
     }
     const char* begin = file.data();

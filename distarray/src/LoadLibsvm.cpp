@@ -101,12 +101,8 @@ LibsvmData load_libsvm(const std::string& path, const LibsvmOptions& options) {
   std::int64_t max_feature = 0;
   std::int64_t shard_lines = 0;
   [&] {
-    if (!file.ok()) {
-      error = detail::LocalError{0, file.error()};
-      return;
-    }
-    if (file.size() == 0) {
-      error = detail::LocalError{0, "empty file"};
+    if (const std::string why = file.unusable_reason(); !why.empty()) {
+      error = detail::LocalError{0, why};
       return;
     }
     detail::TextShard shard(file.data(), file.data() + file.size(), c.rank(), c.size());

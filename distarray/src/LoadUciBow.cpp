@@ -81,12 +81,8 @@ std::uint64_t load_uci_bow_raw(const std::string& path, const RecordLayout& layo
   RecordWriter out(sink, layout.record_size);
   const std::size_t limit = loader_memory_limit();
   [&] {
-    if (!file.ok()) {
-      error = LocalError{0, file.error()};
-      return;
-    }
-    if (file.size() == 0) {
-      error = LocalError{0, "empty file"};
+    if (const std::string why = file.unusable_reason(); !why.empty()) {
+      error = LocalError{0, why};
       return;
     }
     const char* begin = file.data();

@@ -16,6 +16,9 @@ public:
 
   bool ok() const { return error_.empty(); }
   const std::string& error() const { return error_; }
+  /// Why the file cannot be parsed as a data file: the mapping error, "empty file", or "" when
+  /// it can. Every text loader starts with this check.
+  std::string unusable_reason() const { return !ok() ? error_ : size_ == 0 ? "empty file" : ""; }
   const char* data() const { return data_; }
   std::size_t size() const { return size_; }
 

@@ -1,5 +1,6 @@
 // The observability flags: parsed and stripped like every --rotor-* flag, bad values are clear
 // errors, flags win over ROTOR_* variables; report_metric without a metrics file does nothing.
+#include "TestArgv.h"
 #include "rotor/rotor.h"
 
 #include <gtest/gtest.h>
@@ -11,18 +12,7 @@
 namespace rotor {
 namespace {
 
-struct Args {
-  std::vector<std::string> text;
-  std::vector<char*> ptrs;
-  int argc = 0;
-  explicit Args(std::vector<std::string> a) : text(std::move(a)) {
-    for (auto& s : text) {
-      ptrs.push_back(s.data());
-    }
-    ptrs.push_back(nullptr);
-    argc = static_cast<int>(text.size());
-  }
-};
+using Args = test::TestArgv;
 
 TEST(ObservabilitySettings, ParsedAndStripped) {
   Args a({"prog", "--rotor-metrics=m.jsonl", "--epochs", "3", "--rotor-trace=t.json",

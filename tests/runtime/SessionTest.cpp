@@ -1,4 +1,5 @@
 // Session settings: --rotor-* flags are parsed and stripped; bad ones are clear errors.
+#include "TestArgv.h"
 #include "rotor/rotor.h"
 
 #include <gtest/gtest.h>
@@ -9,18 +10,7 @@
 namespace rotor {
 namespace {
 
-struct Args {
-  std::vector<std::string> text;
-  std::vector<char*> ptrs;
-  int argc = 0;
-  explicit Args(std::vector<std::string> a) : text(std::move(a)) {
-    for (auto& s : text) {
-      ptrs.push_back(s.data());
-    }
-    ptrs.push_back(nullptr);
-    argc = static_cast<int>(text.size());
-  }
-};
+using Args = test::TestArgv;
 
 TEST(Settings, ParsesAndStripsRotorFlags) {
   Args a({"prog", "--data", "x.csv", "--rotor-threads=3", "--rotor-verbose",
