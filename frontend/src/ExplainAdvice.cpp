@@ -462,7 +462,8 @@ std::string plan_sentence(const LoopModel& model, const Plan& plan) {
   }
   if (!plan.buffered.empty()) {
     out += " (" + join(plan.buffered) +
-           " buffered: each worker updates its own copy, merged after each step)";
+           " buffered: each worker updates its own copy; the changes are summed in when the loop "
+           "ends)";
   }
   (void)model;
   return out;
@@ -488,8 +489,8 @@ std::string array_sentence(const LoopModel& model, const Plan& plan, const Array
            ", so its blocks move from worker to worker between steps, one worker at a time";
   case ArrayRole::buffered:
     return a.name + " is buffered (listed in buffered(...)): " + index + "; " + conflicts +
-           ", which you allowed: each worker updates its own copy and the copies are merged "
-           "after each step";
+           ", which you allowed: each worker updates its own copy and the changes are summed "
+           "into the array when the loop ends";
   case ArrayRole::local:
     return a.name + " is local: " + index + "; " + conflicts +
            ", so it needs no movement between workers";
@@ -576,10 +577,11 @@ std::vector<std::string> suggestions(const LoopModel& model, const Plan& plan) {
     LoopModel m = clean;
     m.buffered.insert(m.buffered.end(), relax.begin(), relax.end());
     const std::string list = join(relax);
-    out.push_back("add buffered(" + list + ") to allow relaxed updates of " + list +
-                  " (each worker updates its own copy; the copies are merged after each step): "
-                  "the loop would then run as " +
-                  analysis::plan_summary(m, analysis::plan_loop(m)));
+    out.push_back(
+        "add buffered(" + list + ") to allow relaxed updates of " + list +
+        " (each worker updates its own copy; the changes are summed in when the loop ends): "
+        "the loop would then run as " +
+        analysis::plan_summary(m, analysis::plan_loop(m)));
   }
   if (out.empty()) {
     out.push_back("no buffered(...) list makes this loop parallel; keep it serial, or change how "
