@@ -94,10 +94,20 @@ void write_loop(std::ostream& os, const detail::LoopReport& r, std::size_t index
   os << "<p>" << escape(r.header) << "</p>\n";
   os << "<p><span class=\"kind " << escape(kind) << "\">" << escape(r.plan) << "</span></p>\n";
   os << "<p class=\"plan\">" << escape(r.sentence) << "</p>\n";
+  const int last_line = r.first_line + static_cast<int>(r.source.size()) - 1;
   for (const detail::BlockerReport& b : r.blockers) {
     os << "<p class=\"blocker\"><strong>Blocked by</strong>"
        << (b.where.empty() ? "" : " (" + escape(b.where) + ")") << ": " << escape(b.what)
        << "</p>\n";
+    if (!b.source_line.empty() &&
+        (r.source.empty() || b.line < r.first_line || b.line > last_line)) {
+      // Outside the loop's own lines (a helper function): its line on its own.
+      detail::LoopReport alone;
+      alone.first_line = b.line;
+      alone.source = {b.source_line};
+      alone.blockers = {b};
+      write_source(os, alone);
+    }
   }
   write_source(os, r);
   if (!r.arrays.empty()) {
