@@ -99,6 +99,8 @@ def main(argv):
             errors.append(f"section {section['id']}: heading {section['h2']!r}, expected {where!r}")
         if kind not in section["text"] or kind not in section["classes"]:
             errors.append(f"{where}: the section does not state the plan {kind!r}")
+        if "#pragma rotor parallel_for" not in section["text"]:
+            errors.append(f"{where}: the loop's source (with its pragma) is not shown")
         for field in loop["plan"].get("fields", []):
             if field not in section["text"]:
                 errors.append(f"{where}: plan field {field!r} missing")
