@@ -3,6 +3,7 @@
 #include "ExplainAdvice.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace rotor::frontend::detail {
 namespace {
@@ -45,6 +46,26 @@ std::string where(const analysis::SourceLoc& loc) {
          (loc.col > 0 ? ":" + std::to_string(loc.col) : "");
 }
 
+/// An IndexSpace loop iterates over points, not records: the same sentences with that word.
+std::string for_space(const analysis::LoopModel& m, std::string text) {
+  if (m.space != analysis::SpaceKind::index_space) {
+    return text;
+  }
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"records", "points"},
+                                 std::pair<std::string, std::string>{"record", "point"}}) {
+    for (std::size_t at = text.find(from); at != std::string::npos;
+         at = text.find(from, at + to.size())) {
+      const bool starts = at == 0 || !std::isalpha(static_cast<unsigned char>(text[at - 1]));
+      const std::size_t end = at + from.size();
+      const bool ends = end == text.size() || !std::isalpha(static_cast<unsigned char>(text[end]));
+      if (starts && ends) {
+        text.replace(at, from.size(), to);
+      }
+    }
+  }
+  return text;
+}
+
 } // namespace
 
 LoopReport make_report(const LoopResult& l, SourceCache& sources) {
@@ -58,9 +79,10 @@ LoopReport make_report(const LoopResult& l, SourceCache& sources) {
              " with key fields (" + join(m.fields) + ")" + (m.ordered ? ", ordered" : "") +
              (l.gpu ? ", device(gpu)" : "");
   r.plan = plan_line(p);
-  r.sentence = plan_sentence(m, p);
+  r.sentence = for_space(m, plan_sentence(m, p));
   for (const analysis::ArrayPlan& a : p.arrays) {
-    r.arrays.push_back({a.name, analysis::to_string(a.role), array_sentence(m, p, a)});
+    r.arrays.push_back(
+        {a.name, analysis::to_string(a.role), for_space(m, array_sentence(m, p, a))});
   }
   r.reductions = p.reductions;
   for (const analysis::Dependence& d : p.dependences) {
@@ -81,7 +103,9 @@ LoopReport make_report(const LoopResult& l, SourceCache& sources) {
     }
     r.blockers.push_back(std::move(br));
   }
-  r.suggestions = suggestions(m, p);
+  for (const std::string& s : suggestions(m, p)) {
+    r.suggestions.push_back(for_space(m, s));
+  }
   const std::vector<std::string>& all = sources.lines(m.loc.file);
   const auto [first, last] = loop_extent(all, m.loc.line);
   if (first > 0) {
