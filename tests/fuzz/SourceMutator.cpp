@@ -207,8 +207,9 @@ std::string SourceMutator::mutate_once(const std::string& text, std::string& edi
   }
   case 2: { // number -> another
     const std::size_t at = any_of_kind(false);
+    const std::string was = tokens[at];
     tokens[at] = kNumbers[rng_() % std::size(kNumbers)];
-    edit = "number '" + old + "' -> '" + tokens[at] + "'";
+    edit = "number '" + was + "' -> '" + tokens[at] + "'";
     break;
   }
   case 3:

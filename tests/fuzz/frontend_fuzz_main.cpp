@@ -2,11 +2,12 @@
 // (FrontendOracle.h), or replays files unmutated.
 //
 //   rotor-frontend-fuzz --config rotor-cc.cfg [--seconds S] [--inputs N] [--seed X]
-//                       [--out DIR] [-I DIR]... SEED.cpp|DIR...
+//                       [--out DIR] [--timeout S] [-I DIR]... SEED.cpp|DIR...
 //   rotor-frontend-fuzz --config rotor-cc.cfg --replay [-I DIR]... FILE.cpp|DIR...
 //
 // Before each input it writes DIR/current.cpp (and current.edits): when the process dies, that
-// file is the crashing input (bench/fuzz/run_frontend_fuzz.sh collects it). A failed check writes
+// file is the crashing input (bench/fuzz/run_frontend_fuzz.sh collects it); an input that takes
+// longer than --timeout seconds (default 60) ends the process the same way. A failed check writes
 // DIR/failure-N.cpp and .txt. Exit status: 0 when every check held, 1 otherwise, 2 on bad usage.
 #include "FrontendOracle.h"
 #include "SourceMutator.h"
@@ -20,6 +21,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -31,6 +33,7 @@ struct Args {
   double seconds = 0;
   long inputs = 0;
   std::uint64_t seed = 1;
+  unsigned timeout = 60; ///< seconds per input; past it the process dies (a hang is a crash)
   std::string out = "frontend-fuzz-out";
   bool replay = false;
   bool verbose = false;
@@ -41,7 +44,7 @@ struct Args {
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "rotor-frontend-fuzz: " << why
             << "\nusage: rotor-frontend-fuzz --config CFG [--seconds S] [--inputs N] [--seed X] "
-               "[--out DIR] [--replay] [-v] [-I DIR]... FILE|DIR...\n";
+               "[--out DIR] [--timeout S] [--replay] [-v] [-I DIR]... FILE|DIR...\n";
   std::exit(2);
 }
 
@@ -64,6 +67,8 @@ Args parse(int argc, char** argv) {
         a.inputs = std::stol(value());
       } else if (s == "--seed") {
         a.seed = std::stoull(value());
+      } else if (s == "--timeout") {
+        a.timeout = static_cast<unsigned>(std::stoul(value()));
       } else if (s == "--out") {
         a.out = value();
       } else if (s == "--replay") {
@@ -162,7 +167,9 @@ int main(int argc, char** argv) {
     const std::string& name = sources[static_cast<std::size_t>(m.seed)].path;
     write(fs::path(a.out) / "current.cpp", m.text);
     write(fs::path(a.out) / "current.edits", name + "\n" + m.edits);
+    alarm(a.timeout); // SIGALRM ends the process: current.cpp stays as the hanging input
     const auto r = rotor_fuzz::check_source(m.text, name, options, ++check_seed, !a.verbose);
+    alarm(0);
     ++inputs;
     parsed += r.parsed ? 1 : 0;
     loops += r.loops;
