@@ -36,7 +36,7 @@ class SourceMutator {
 public:
   SourceMutator(std::vector<SeedSource> seeds, std::uint64_t seed);
 
-  /// One mutant: a random seed with 1-4 random edits.
+  /// One mutant: a random seed with 1, 2 or 4 random edits.
   Mutant next();
 
   const std::vector<SeedSource>& seeds() const { return seeds_; }
