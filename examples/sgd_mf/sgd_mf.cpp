@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string>
 
 struct Rating {
@@ -163,7 +164,13 @@ int run(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
-  rotor::Session session(argc, argv);
+  std::unique_ptr<rotor::Session> session;
+  try { // a bad --rotor-* flag or an unwritable --rotor-metrics/trace file: one line, exit 2
+    session = std::make_unique<rotor::Session>(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sgd_mf: error: %s\n", e.what());
+    return 2;
+  }
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {
