@@ -225,6 +225,9 @@ FlushCoordinator::FlushCoordinator(int slots, std::int64_t every, int staleness,
       merges_(std::move(merges)), since_(static_cast<std::size_t>(slots)),
       clock_(static_cast<std::size_t>(slots), 0), retired_(static_cast<std::size_t>(slots), false) {
   buffered_stats() = BufferedStats{};
+  for (BufferedMerge* m : merges_) {
+    m->set_workers(slots_ * (across_ ? buffered_ranks() : 1));
+  }
   if (flushing()) {
     for (BufferedMerge* m : merges_) {
       m->start_flushing(ring_);

@@ -170,6 +170,59 @@ TEST(Buffered, ReadsSeeOwnPendingThenMergedValues) {
   }
 }
 
+/// With s > 0 a worker at its j-th record reads j (all its own updates, once) plus the other
+/// workers' first m flushes, for one m in [k - s, k] (k = floor(j / N)), constant within a chunk.
+void expect_stale_reads(int s) {
+  const std::int64_t every = 20;
+  WithSettings settings(every, s);
+  const int n = 1601;
+  auto items = make_items(n, 1);
+  Dataset<Item> data(items);
+  DistArray<std::int64_t, 1> counter({1});
+  DistArray<std::int64_t, 1> seen({n});
+  std::tuple<> none;
+  codegen::run_loop(buffered_spec({"counter", "seen"}), data, codegen::keys(&Item::id),
+                    std::tie(counter, seen), none, [](const Item& it, auto& counter, auto& seen) {
+                      if (it.id < 100) {
+                        std::this_thread::sleep_for(std::chrono::microseconds(100));
+                      }
+                      seen[it.id] = counter[0] + 1;
+                      counter[0] += 1;
+                    });
+  EXPECT_EQ(counter[0], n);
+  std::vector<std::int64_t> starts;
+  for (int i = 0; i < n; ++i) {
+    if (seen[i] == 1) {
+      starts.push_back(i);
+    }
+  }
+  std::vector<std::int64_t> sizes;
+  for (std::size_t w = 0; w < starts.size(); ++w) {
+    sizes.push_back((w + 1 < starts.size() ? starts[w + 1] : n) - starts[w]);
+  }
+  for (std::size_t w = 0; w < starts.size(); ++w) {
+    for (std::int64_t j = 0; j < sizes[w]; ++j) {
+      const std::int64_t k = j / every;
+      const std::int64_t others = seen[starts[w] + j] - 1 - j;
+      bool ok = false;
+      for (std::int64_t m = std::max<std::int64_t>(0, k - s); m <= k && !ok; ++m) {
+        std::int64_t expect = 0;
+        for (std::size_t h = 0; h < sizes.size(); ++h) {
+          expect += h == w ? 0 : std::min(sizes[h], every * m);
+        }
+        ok = others == expect;
+      }
+      ASSERT_TRUE(ok) << "worker share " << w << ", record " << j << " saw " << others
+                      << " of the other workers' updates (s = " << s << ")";
+    }
+  }
+}
+
+TEST(Buffered, StaleReadsSeeOwnUpdatesOnceAndABoundedPrefix) {
+  expect_stale_reads(1);
+  expect_stale_reads(3);
+}
+
 // -- custom apply --------------------------------------------------------------------------------
 
 /// apply: value += 2 * delta (and counts its calls per element): a non-sum merge whose result is
@@ -232,6 +285,27 @@ TEST(Buffered, AdagradApplyIsDeterministic) {
   DistArray<float, 1> b = run_once();
   EXPECT_TRUE(bitwise_equal(a, b));
   EXPECT_NE(a[0], 0.5f);
+}
+
+/// buffered_mean: every merge adds the workers' summed changes divided by ranks x threads (a
+/// power of two here, so the result is exact).
+TEST(Buffered, MeanMergeDividesByTheWorkers) {
+  for (std::int64_t every : {std::int64_t{0}, std::int64_t{25}}) {
+    WithSettings settings(every, 0);
+    auto items = make_items(1000, 10);
+    Dataset<Item> data(items);
+    DistArray<double, 1> w({10}), expect({10});
+    buffered_mean(w);
+    std::tuple<> none;
+    codegen::run_loop(buffered_spec({"w"}), data, codegen::keys(&Item::id), std::tie(w), none,
+                      [](const Item& it, auto& w) { w[it.key] += 1.0; });
+    buffered_sum(w);
+    const double workers = session_ranks() * session_threads();
+    for (const Item& it : items) {
+      expect[it.key] += 1.0 / workers;
+    }
+    EXPECT_TRUE(bitwise_equal(w, expect)) << "flush every " << every;
+  }
 }
 
 TEST(Buffered, ApplyOfAnotherTypeIsNotUsedAfterTheArrayMoves) {

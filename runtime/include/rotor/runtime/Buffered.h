@@ -88,7 +88,8 @@ struct BufferedApplyEntry {
   int element_type = 0;
   const void* data = nullptr; ///< the array's data() when registered (a reused address is stale)
   std::int64_t size = 0;
-  std::shared_ptr<void> fn; ///< std::function<void(T&, T, std::int64_t)>
+  std::shared_ptr<void> fn; ///< std::function<void(T&, T, std::int64_t)>; null: mean
+  bool mean = false;        ///< buffered_mean: value += delta / workers
 };
 void register_buffered_apply(const void* array, BufferedApplyEntry entry);
 void unregister_buffered_apply(const void* array);
@@ -124,6 +125,8 @@ public:
   virtual void prepare_loop_end(bool across) = 0;
   /// Applies the prepared merge to the array (the caller holds the table lock).
   virtual void apply() = 0;
+  /// The number of workers whose changes one merge adds (buffered_mean divides by it).
+  virtual void set_workers(int workers) = 0;
   /// copy = array + pending[slot][r] for r in rings; base = copy.
   virtual void refresh(int slot, const std::vector<int>& rings) = 0;
 };
@@ -200,10 +203,12 @@ public:
       if (e->element_type == static_cast<int>(element_type_of<T>()) && e->data == array.data() &&
           e->size == array.size()) {
         apply_ = static_cast<const Apply*>(e->fn.get());
+        mean_ = e->mean;
       }
     }
   }
 
+  void set_workers(int workers) override { workers_ = workers; }
   void start_flushing(int ring) override {
     base_.assign(copies_.size(), std::vector<T>(array_.data(), array_.data() + n_));
     pending_.assign(copies_.size(), std::vector<std::vector<T>>(
@@ -243,6 +248,12 @@ public:
   }
   void apply() override {
     T* out = array_.data();
+    if (mean_ && workers_ > 1) {
+      const T w = static_cast<T>(workers_);
+      for (T& v : sparse_ ? val_ : delta_) {
+        v = static_cast<T>(v / w);
+      }
+    }
     if (sparse_) {
       for (std::size_t k = 0; k < idx_.size(); ++k) {
         apply_one(out[idx_[k]], val_[k], idx_[k]);
@@ -326,6 +337,8 @@ private:
   std::vector<DistArray<T, N>*> copies_;
   std::int64_t n_;
   const Apply* apply_ = nullptr;
+  bool mean_ = false;
+  int workers_ = 1;
   std::vector<std::vector<T>> base_;
   std::vector<std::vector<std::vector<T>>> pending_;
   std::vector<T> delta_;
@@ -419,6 +432,19 @@ template <class T, int N, class Fn> void buffered_apply(DistArray<T, N>& array, 
     e.fn = std::make_shared<Apply>(
         [f = std::move(fn)](T& value, T delta, std::int64_t) mutable { f(value, delta); });
   }
+  detail::register_buffered_apply(&array, std::move(e));
+}
+
+/// Merges `array` by the mean of the workers' changes (`value += delta / workers`, workers =
+/// ranks x threads of the loop): model averaging for data-parallel SGD, where the sum would apply
+/// every worker's step to the same weights. Floating-point arrays only.
+template <class T, int N> void buffered_mean(DistArray<T, N>& array) {
+  static_assert(std::is_floating_point_v<T>, "rotor::buffered_mean: a float or double array");
+  detail::BufferedApplyEntry e;
+  e.element_type = static_cast<int>(detail::element_type_of<T>());
+  e.data = array.data();
+  e.size = array.size();
+  e.mean = true;
   detail::register_buffered_apply(&array, std::move(e));
 }
 
