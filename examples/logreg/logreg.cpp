@@ -91,6 +91,9 @@ int run(int argc, char** argv) {
   rotor::DistArray<float, 1> w({features + 1}); // the last weight is the bias
   w.fill_normal(0.f, 0.01f, seed + 1);
   const std::int64_t bias = features;
+  // Data-parallel SGD merges the workers' changes by their mean (model averaging): a sum would
+  // apply every worker's step to the same weights. The serial build has one worker: plain SGD.
+  rotor::buffered_mean(w);
   std::printf("logreg: examples=%lld test=%lld features=%lld nonzeros=%lld\n",
               static_cast<long long>(train.examples.size()),
               static_cast<long long>(test.examples.size()), static_cast<long long>(features),
