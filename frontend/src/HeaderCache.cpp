@@ -11,9 +11,11 @@
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Support/VirtualFileSystem.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sys/stat.h>
@@ -108,6 +110,30 @@ bool write_atomically(const std::string& path, const std::string& text) {
     return false;
   }
   return true;
+}
+
+/// Keeps the cache small: at most `keep` PCHs (one per argument set seen), the newest. A run
+/// that loses its PCH to this in the meantime builds it again (is_pch_problem).
+void prune(const std::string& cache_dir, std::size_t keep) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> pchs;
+  for (const auto& e : fs::directory_iterator(cache_dir, ec)) {
+    const fs::path& p = e.path();
+    if (p.extension() == ".pch" && p.filename().string().rfind("rotor-", 0) == 0) {
+      pchs.emplace_back(fs::last_write_time(p, ec), p);
+    }
+  }
+  if (pchs.size() <= keep) {
+    return;
+  }
+  std::sort(pchs.begin(), pchs.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t i = keep; i < pchs.size(); ++i) {
+    fs::remove(pchs[i].second, ec);
+    fs::path header = pchs[i].second;
+    fs::remove(header.replace_extension(".hpp"), ec);
+  }
 }
 
 /// Prints nothing; counts errors.
@@ -211,6 +237,7 @@ std::string rotor_header_pch(const std::string& cache_dir,
     std::remove(tmp.c_str());
     return "";
   }
+  prune(cache_dir, 8);
   return pch;
 }
 
