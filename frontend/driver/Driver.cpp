@@ -226,6 +226,25 @@ std::string temp_dir() {
   return buf.data();
 }
 
+/// Where rotor-cc keeps its precompiled rotor.h (frontend/src/HeaderCache.h): $ROTOR_CC_CACHE_DIR,
+/// else $XDG_CACHE_HOME/rotor-cc, else ~/.cache/rotor-cc; none when ROTOR_CC_PCH=0.
+std::string pch_cache_dir() {
+  const char* off = std::getenv("ROTOR_CC_PCH");
+  if (off != nullptr && std::string(off) == "0") {
+    return "";
+  }
+  if (const char* dir = std::getenv("ROTOR_CC_CACHE_DIR"); dir != nullptr && *dir != '\0') {
+    return dir;
+  }
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/') {
+    return std::string(xdg) + "/rotor-cc";
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home == '/') {
+    return std::string(home) + "/.cache/rotor-cc";
+  }
+  return "";
+}
+
 void print(const std::vector<frontend::Diagnostic>& diags) {
   for (const auto& d : diags) {
     std::cerr << frontend::format(d);
@@ -261,6 +280,7 @@ int run_driver(const std::vector<std::string>& args, const std::string& argv0) {
     options.clang_args.push_back(a);
   }
   options.rewrite = cmd.explain == Explain::none;
+  options.pch_cache_dir = pch_cache_dir();
   if (cmd.verbose) {
     std::cerr << "rotor-cc: configuration " << config.path << "\n";
   }

@@ -1,5 +1,6 @@
 #include "rotor/frontend/Frontend.h"
 
+#include "HeaderCache.h"
 #include "LoopRewriter.h"
 #include "Lowering.h"
 #include "PragmaHandler.h"
@@ -181,11 +182,33 @@ private:
   std::map<unsigned, CXXForRangeStmt*> range_fors_;
 };
 
+/// Collects Clang's error messages instead of printing them (the parse with a PCH: on any error
+/// the file is parsed again without it, and that parse prints).
+class CollectErrors : public DiagnosticConsumer {
+public:
+  explicit CollectErrors(std::vector<std::string>& errors) : errors_(errors) {}
+  void HandleDiagnostic(DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
+    DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level >= DiagnosticsEngine::Error) {
+      SmallString<128> text;
+      info.FormatDiagnostic(text);
+      errors_.push_back(text.str().str());
+    }
+  }
+
+private:
+  std::vector<std::string>& errors_;
+};
+
 class Action : public ASTFrontendAction {
 public:
-  Action(FileResult& result, const Options& options, std::string name)
-      : result_(result), options_(options), name_(std::move(name)) {}
+  Action(FileResult& result, const Options& options, std::string name,
+         std::vector<std::string>* quiet_errors)
+      : result_(result), options_(options), name_(std::move(name)), quiet_errors_(quiet_errors) {}
   bool BeginSourceFileAction(CompilerInstance& ci) override {
+    if (quiet_errors_ != nullptr) {
+      ci.getDiagnostics().setClient(new CollectErrors(*quiet_errors_), /*ShouldOwnClient=*/true);
+    }
     ci.getPreprocessor().AddPragmaHandler(new RotorPragmaHandler(pragmas_));
     // Bodies of functions in system headers (the standard library, Eigen, Rotor's own) are
     // never analysed: skipping them (Consumer::shouldSkipFunctionBody) halves the parse.
@@ -200,6 +223,7 @@ private:
   FileResult& result_;
   const Options& options_;
   std::string name_;
+  std::vector<std::string>* quiet_errors_;
   std::vector<RotorPragma> pragmas_;
 };
 
@@ -233,14 +257,66 @@ bool mentions_rotor_pragma(const std::string& code) {
   return false;
 }
 
+/// One Clang parse of `code`; with `quiet_errors`, Clang's errors are collected there, not printed.
+FileResult parse_once(const std::string& code, const std::string& name, const Options& options,
+                      const std::vector<std::string>& args,
+                      std::vector<std::string>* quiet_errors) {
+  FileResult result;
+  const std::string display = options.display_name.empty() ? name : options.display_name;
+  auto action = std::make_unique<Action>(result, options, display, quiet_errors);
+  tooling::runToolOnCodeWithArgs(std::move(action), code, args, name, "rotor-cc");
+  return result;
+}
+
+bool pch_applies(const std::string& code, const Options& options) {
+  if (options.pch_cache_dir.empty() || !options.skip_system_bodies ||
+      !starts_with_rotor_include(code)) {
+    return false;
+  }
+  for (const std::string& a : options.clang_args) {
+    // Files included before the main file would come after the PCH's prefix: not the same.
+    if (a.rfind("-include", 0) == 0 || a.rfind("-imacros", 0) == 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The parse with the precompiled rotor.h; false when it cannot be used (then parse without).
+bool parse_with_pch(const std::string& code, const std::string& name, const Options& options,
+                    FileResult& result) {
+  const std::vector<std::string> args = parse_args(options);
+  for (bool rebuild : {false, true}) {
+    const std::string pch = rotor_header_pch(options.pch_cache_dir, args, rebuild);
+    if (pch.empty()) {
+      return false;
+    }
+    std::vector<std::string> with_pch = args;
+    for (const std::string& a : use_pch_args(pch)) {
+      with_pch.push_back(a);
+    }
+    std::vector<std::string> errors;
+    result = parse_once(code, name, options, with_pch, &errors);
+    if (errors.empty()) {
+      return true;
+    }
+    // A stale or foreign PCH: build it again once. Any other error: the parse without the PCH
+    // reports it the usual way.
+    if (std::none_of(errors.begin(), errors.end(), is_pch_problem)) {
+      return false;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 FileResult process_source(const std::string& code, const std::string& name,
                           const Options& options) {
   FileResult result;
-  const std::string display = options.display_name.empty() ? name : options.display_name;
-  auto action = std::make_unique<Action>(result, options, display);
-  tooling::runToolOnCodeWithArgs(std::move(action), code, parse_args(options), name, "rotor-cc");
+  if (!pch_applies(code, options) || !parse_with_pch(code, name, options, result)) {
+    result = parse_once(code, name, options, parse_args(options), nullptr);
+  }
   if (!result.ok) {
     result.rewritten.clear();
     result.changed = false;

@@ -53,6 +53,9 @@ struct Options {
   bool rewrite = true;
   /// Skip the bodies of functions declared in system headers (never analysed; faster parse).
   bool skip_system_bodies = true;
+  /// Where a precompiled `<rotor/rotor.h>` for the analysis parse may be kept (src/HeaderCache.h;
+  /// used only for files that start with `#include <rotor/rotor.h>`). Empty: no PCH.
+  std::string pch_cache_dir;
 };
 
 struct FileResult {

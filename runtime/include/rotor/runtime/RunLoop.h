@@ -11,12 +11,11 @@
 #include "rotor/runtime/Accumulator.h"
 #include "rotor/runtime/Buffered.h"
 #include "rotor/runtime/Codegen.h"
-#include "rotor/runtime/detail/Checkpoint.h"
 #include "rotor/runtime/detail/Engine.h"
-#include "rotor/runtime/detail/MemoryCheck.h"
+#include "rotor/runtime/detail/LoopFrame.h"
 
 #include <cstring>
-#include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -122,214 +121,135 @@ private:
   std::vector<std::uint64_t> ids_;
 };
 
-// -- the per-slot state and the body --------------------------------------------------------
+// -- the per-type tables and the body's record loop -----------------------------------------
 
 template <class T> struct IsDistArray : std::false_type {};
 template <class T, int N> struct IsDistArray<DistArray<T, N>> : std::true_type {};
 template <class T, int N> struct IsDistArray<const DistArray<T, N>> : std::true_type {};
-template <class A> struct BufferedMergeOf;
-template <class T, int N> struct BufferedMergeOf<DistArray<T, N>> {
-  using type = BufferedArrayMerge<T, N>;
-};
 template <class T> struct IsDataset : std::false_type {};
 template <class R> struct IsDataset<Dataset<R>> : std::true_type {};
 template <class T> struct IsIndexSpace : std::false_type {};
 template <int N> struct IsIndexSpace<IndexSpace<N>> : std::true_type {
   static constexpr int dims = N;
 };
+template <class A> struct BufferedMergeOf;
+template <class T, int N> struct BufferedMergeOf<DistArray<T, N>> {
+  using type = BufferedArrayMerge<T, N>;
+};
 
-/// Combines the slots' partials in slot order, then the ranks' in rank order, into `target`.
-template <class Reduction>
-void combine_reduction(Reduction& target, const std::vector<Reduction>& slot_partials,
-                       bool across_ranks) {
-  static_assert(std::is_trivially_copyable_v<Reduction>,
-                "rotor: a reduction must be trivially copyable");
-  Reduction total = ReductionTraits<Reduction>::identity();
-  for (const Reduction& p : slot_partials) {
-    ReductionTraits<Reduction>::combine(total, p);
-  }
-  if (across_ranks) {
-    std::vector<std::size_t> offs;
-    std::vector<char> all = allgather_bytes(&total, sizeof total, offs);
-    total = ReductionTraits<Reduction>::identity();
-    for (int r = 0; r < session_ranks(); ++r) {
-      Reduction part = ReductionTraits<Reduction>::identity();
-      std::memcpy(static_cast<void*>(&part), all.data() + offs[r], sizeof part);
-      ReductionTraits<Reduction>::combine(total, part);
+/// One table per DistArray type (not per loop).
+template <class A> struct ArrayOpsFor {
+  static void* copy(const void* a) { return new A(*static_cast<const A*>(a)); }
+  static void destroy(void* a) { delete static_cast<A*>(a); }
+  static char* data(void* a) { return reinterpret_cast<char*>(static_cast<A*>(a)->data()); }
+  static BufferedMerge* make_merge(void* a, void* const* copies, std::size_t count) {
+    std::vector<A*> typed;
+    for (std::size_t i = 0; i < count; ++i) {
+      typed.push_back(static_cast<A*>(copies[i]));
     }
+    return new typename BufferedMergeOf<A>::type(*static_cast<A*>(a), std::move(typed));
   }
-  ReductionTraits<Reduction>::combine(target, total);
+  static constexpr ArrayOps ops{&copy, &destroy, &data, &make_merge};
+};
+
+/// One table per reduction type (not per loop).
+template <class R> struct ReductionOpsFor {
+  static_assert(std::is_trivially_copyable_v<R>, "rotor: a reduction must be trivially copyable");
+  static void identity(void* out) { new (out) R(ReductionTraits<R>::identity()); }
+  static void combine(void* into, const void* part) {
+    ReductionTraits<R>::combine(*static_cast<R*>(into), *static_cast<const R*>(part));
+  }
+  static constexpr ReductionOps ops{sizeof(R), &identity, &combine};
+};
+
+template <class T, int N> void add_array(LoopFrame& frame, const DistArray<T, N>& a) {
+  frame.add_array(&a, a.data(), sizeof(T), static_cast<int>(element_type_of<T>()), a.shape().data(),
+                  N, &ArrayOpsFor<DistArray<T, N>>::ops);
 }
 
-/// Per worker slot: the views of the arrays (the arrays themselves, or private copies of the
-/// buffered ones) and the reduction partials; calls the body.
-template <class Body, class ArraysTuple, class ReductionsTuple> class SlotState;
+template <class R> void add_reduction(LoopFrame& frame, R& r) {
+  frame.add_reduction(&r, &ReductionOpsFor<R>::ops);
+}
 
+/// The only per-loop code: calls the body on `count` elements with the slot's objects, cast back
+/// to their types once per cell (the record loop itself is a plain inlined loop).
+template <class Body, class ArraysTuple, class ReductionsTuple> struct BodyLoop;
 template <class Body, class... Arrays, class... Reductions>
-class SlotState<Body, std::tuple<Arrays&...>, std::tuple<Reductions&...>> {
-public:
-  struct alignas(64) Partials {
-    std::tuple<Reductions...> values{ReductionTraits<Reductions>::identity()...};
-  };
-
-  SlotState(Body& body, std::tuple<Arrays&...> arrays, int slots, const std::vector<bool>& buffered)
-      : body_(body), arrays_(arrays), copies_(static_cast<std::size_t>(slots)),
-        partials_(static_cast<std::size_t>(slots)) {
-    for (int s = 0; s < slots; ++s) {
-      make_copies(s, buffered, std::index_sequence_for<Arrays...>{});
-      views_.push_back(views_for(s, std::index_sequence_for<Arrays...>{}));
+struct BodyLoop<Body, std::tuple<Arrays&...>, std::tuple<Reductions&...>> {
+  template <class ElementFn>
+  static bool run(Body& body, const LoopFrame& frame, int slot, std::size_t count,
+                  ElementFn&& element) {
+    FlushCoordinator* flusher = frame.flusher();
+    if (flusher == nullptr) {
+      return with_objects(body, frame, slot, nullptr, count, element);
     }
-  }
-
-  /// Calls the body on elements [0, count) produced by `element(k)`; false: the body said stop.
-  template <class ElementFn> bool run(int slot, std::size_t count, ElementFn&& element) {
-    FlushCoordinator* flusher = flusher_ && flusher_->flushing() ? flusher_.get() : nullptr;
-    if (flusher) {
-      try {
-        return run_records(slot, count, element, flusher);
-      } catch (...) {
-        flusher->fail();
-        throw;
-      }
+    try {
+      return with_objects(body, frame, slot, flusher, count, element);
+    } catch (...) {
+      flusher->fail(); // nobody waits for this worker's flushes any more
+      throw;
     }
-    return run_records(slot, count, element, nullptr);
-  }
-
-  /// Buffered arrays: the coordinator of this execution's flushes (run_loop, before execute).
-  void start_buffered(const BufferedPlan& plan) {
-    std::vector<BufferedMerge*> merges;
-    add_merges(merges, std::index_sequence_for<Arrays...>{});
-    if (!merges.empty()) {
-      flusher_ = std::make_unique<FlushCoordinator>(
-          static_cast<int>(copies_.size()), plan.flush_every, plan.staleness, plan.across, merges);
-    }
-  }
-  /// The engine finished this slot's cell.
-  void cell_finished(int slot) {
-    if (flusher_) {
-      flusher_->retire(slot);
-    }
-  }
-
-  /// After the loop: merges buffered arrays and combines reductions into the originals.
-  void finish(std::tuple<Reductions&...> reductions, bool across_ranks) {
-    if (flusher_) {
-      flusher_->finish();
-    }
-    combine_all(reductions, across_ranks, std::index_sequence_for<Reductions...>{});
   }
 
 private:
   template <class ElementFn>
-  bool run_records(int slot, std::size_t count, ElementFn& element, FlushCoordinator* flusher) {
-    auto& views = views_[static_cast<std::size_t>(slot)];
-    auto& parts = partials_[static_cast<std::size_t>(slot)].values;
-    return std::apply(
-        [&](auto&... a) {
-          return std::apply(
-              [&](auto&... r) {
-                for (std::size_t k = 0; k < count; ++k) {
-                  decltype(auto) e = element(k);
-                  using Result = decltype(body_(e, a..., r...));
-                  if constexpr (std::is_same_v<Result, bool>) {
-                    if (!body_(e, a..., r...)) {
-                      return false;
-                    }
-                  } else {
-                    body_(e, a..., r...);
-                  }
-                  if (flusher) {
-                    flusher->after_record(slot);
-                  }
-                }
-                return true;
-              },
-              parts);
-        },
-        views);
+  static bool with_objects(Body& body, const LoopFrame& frame, int slot, FlushCoordinator* flusher,
+                           std::size_t count, ElementFn& element) {
+    return cast_objects(body, frame.arrays(slot), frame.reductions(slot), slot, flusher, count,
+                        element, std::index_sequence_for<Arrays...>{},
+                        std::index_sequence_for<Reductions...>{});
   }
-
-  template <std::size_t... I>
-  void make_copies(int s, const std::vector<bool>& buffered, std::index_sequence<I...>) {
-    (void)s, (void)buffered;
-    ((std::get<I>(copies_[static_cast<std::size_t>(s)]) =
-          buffered[I] ? std::make_unique<Arrays>(std::get<I>(arrays_)) : nullptr),
-     ...);
+  template <class ElementFn, std::size_t... I, std::size_t... J>
+  static bool cast_objects(Body& body, void* const* a, void* const* r, int slot,
+                           FlushCoordinator* flusher, std::size_t count, ElementFn& element,
+                           std::index_sequence<I...>, std::index_sequence<J...>) {
+    (void)a, (void)r;
+    return loop(body, slot, flusher, count, element, *static_cast<Arrays*>(a[I])...,
+                *static_cast<std::remove_reference_t<Reductions>*>(r[J])...);
   }
-  template <std::size_t... I> std::tuple<Arrays&...> views_for(int s, std::index_sequence<I...>) {
-    auto& c = copies_[static_cast<std::size_t>(s)];
-    return std::tuple<Arrays&...>((std::get<I>(c) ? *std::get<I>(c) : std::get<I>(arrays_))...);
-  }
-  template <std::size_t I> void add_merge(std::vector<BufferedMerge*>& merges) {
-    using A = std::remove_const_t<std::tuple_element_t<I, std::tuple<Arrays...>>>;
-    std::vector<A*> copies;
-    for (auto& c : copies_) {
-      if (std::get<I>(c)) {
-        copies.push_back(const_cast<A*>(std::get<I>(c).get()));
+  template <class ElementFn, class... Objects>
+  static bool loop(Body& body, int slot, FlushCoordinator* flusher, std::size_t count,
+                   ElementFn& element, Objects&... objects) {
+    for (std::size_t k = 0; k < count; ++k) {
+      decltype(auto) e = element(k);
+      using Result = decltype(body(e, objects...));
+      if constexpr (std::is_same_v<Result, bool>) {
+        if (!body(e, objects...)) {
+          return false;
+        }
+      } else {
+        body(e, objects...);
+      }
+      if (flusher != nullptr) {
+        flusher->after_record(slot);
       }
     }
-    if (!copies.empty()) {
-      merges_.push_back(std::make_unique<typename BufferedMergeOf<A>::type>(
-          const_cast<A&>(std::get<I>(arrays_)), std::move(copies)));
-      merges.push_back(merges_.back().get());
-    }
+    return true;
   }
-  template <std::size_t... I>
-  void add_merges(std::vector<BufferedMerge*>& merges, std::index_sequence<I...>) {
-    (void)merges;
-    (add_merge<I>(merges), ...);
-  }
-  template <std::size_t J>
-  void combine_one(std::tuple<Reductions&...>& reductions, bool across_ranks) {
-    using R = std::tuple_element_t<J, std::tuple<Reductions...>>;
-    std::vector<R> parts;
-    for (auto& p : partials_) {
-      parts.push_back(std::get<J>(p.values));
-    }
-    combine_reduction(std::get<J>(reductions), parts, across_ranks);
-  }
-  template <std::size_t... J>
-  void combine_all(std::tuple<Reductions&...>& reductions, bool across_ranks,
-                   std::index_sequence<J...>) {
-    (void)reductions, (void)across_ranks;
-    (combine_one<J>(reductions, across_ranks), ...);
-  }
-
-  Body& body_;
-  std::tuple<Arrays&...> arrays_;
-  std::vector<std::tuple<std::unique_ptr<Arrays>...>> copies_;
-  std::vector<std::tuple<Arrays&...>> views_;
-  std::vector<Partials> partials_;
-  std::vector<std::unique_ptr<BufferedMerge>> merges_;
-  std::unique_ptr<FlushCoordinator> flusher_;
 };
 
-template <class Record, class State> class DatasetRunner final : public CellRunner {
+template <class Record, class Loop, class Body>
+class DatasetRunner final : public DatasetRunnerBase {
 public:
-  DatasetRunner(Dataset<Record>& d, State& st) : d_(d), st_(st) {}
+  DatasetRunner(Dataset<Record>& d, Body& body, const LoopFrame& frame)
+      : d_(d), body_(body), frame_(frame) {}
   bool run_records(int slot, std::size_t begin, std::size_t end) override {
     Record* recs = DatasetInternals::records(d_).data() + begin;
-    return st_.run(slot, end - begin, [recs](std::size_t k) -> Record& { return recs[k]; });
+    return Loop::run(body_, frame_, slot, end - begin,
+                     [recs](std::size_t k) -> Record& { return recs[k]; });
   }
-  bool run_box(int, const std::int64_t*, const std::int64_t*) override {
-    throw std::logic_error("rotor: internal: run_box on a dataset loop");
-  }
-  bool run_list(int, const std::size_t*, std::size_t) override {
-    throw std::logic_error("rotor: internal: run_list on a dataset loop");
-  }
-  void cell_finished(int slot) override { st_.cell_finished(slot); }
+  void cell_finished(int slot) override { frame_.cell_finished(slot); }
 
 private:
   Dataset<Record>& d_;
-  State& st_;
+  Body& body_;
+  const LoopFrame& frame_;
 };
 
-template <int N, class State> class IndexRunner final : public CellRunner {
+template <int N, class Loop, class Body> class IndexRunner final : public IndexRunnerBase {
 public:
-  IndexRunner(const IndexSpace<N>& s, State& st) : s_(s), st_(st) {}
-  bool run_records(int, std::size_t, std::size_t) override {
-    throw std::logic_error("rotor: internal: run_records on an index-space loop");
-  }
+  IndexRunner(const IndexSpace<N>& s, Body& body, const LoopFrame& frame)
+      : s_(s), body_(body), frame_(frame) {}
   bool run_box(int slot, const std::int64_t* lo, const std::int64_t* hi) override {
     std::size_t count = 1;
     for (int d = 0; d < N; ++d) {
@@ -343,7 +263,7 @@ public:
       p.v[d] = lo[d];
     }
     bool first = true;
-    return st_.run(slot, count, [&](std::size_t) -> const Index<N>& {
+    return Loop::run(body_, frame_, slot, count, [&](std::size_t) -> const Index<N>& {
       if (!first) {
         for (int d = N - 1; d >= 0; --d) {
           if (++p.v[d] < hi[d]) {
@@ -356,10 +276,10 @@ public:
       return p;
     });
   }
-  void cell_finished(int slot) override { st_.cell_finished(slot); }
+  void cell_finished(int slot) override { frame_.cell_finished(slot); }
   bool run_list(int slot, const std::size_t* indices, std::size_t count) override {
     Index<N> p;
-    return st_.run(slot, count, [&](std::size_t k) -> const Index<N>& {
+    return Loop::run(body_, frame_, slot, count, [&](std::size_t k) -> const Index<N>& {
       std::size_t lin = indices[k];
       for (int d = N - 1; d >= 0; --d) {
         const auto e = static_cast<std::size_t>(s_.extent(d));
@@ -372,54 +292,9 @@ public:
 
 private:
   const IndexSpace<N>& s_;
-  State& st_;
+  Body& body_;
+  const LoopFrame& frame_;
 };
-
-/// A bound array as bytes. A `const DistArray&` binds too (read-only in the body; the runtime
-/// writes only arrays the spec marks written).
-template <class T, int N> ArrayBinding bind_array(const DistArray<T, N>& a, const char* name) {
-  ArrayBinding b;
-  b.identity = &a;
-  b.data = reinterpret_cast<char*>(const_cast<T*>(a.data()));
-  b.elem_bytes = sizeof(T);
-  b.element_type = static_cast<int>(element_type_of<T>());
-  b.shape.assign(a.shape().begin(), a.shape().end());
-  b.name = name ? name : "";
-  return b;
-}
-
-template <class... Arrays> bool arrays_alias(const std::tuple<Arrays&...>& arrays) {
-  std::vector<const void*> addresses;
-  std::apply([&](auto&... a) { (addresses.push_back(&a), ...); }, arrays);
-  for (std::size_t i = 0; i < addresses.size(); ++i) {
-    for (std::size_t j = i + 1; j < addresses.size(); ++j) {
-      if (addresses[i] == addresses[j]) {
-        return true;
-      }
-    }
-  }
-  return false;
-}
-
-template <class... Arrays>
-void bind_arrays(const codegen::LoopSpec& spec, std::tuple<Arrays&...> arrays,
-                 const std::vector<bool>& buffered, std::vector<ArrayBinding>& bindings,
-                 std::vector<int>& spec_index) {
-  std::size_t i = 0;
-  std::apply(
-      [&](auto&... a) {
-        auto one = [&](auto& array) {
-          if (!buffered[i]) {
-            bindings.push_back(bind_array(array, spec.arrays[i].name));
-            spec_index.push_back(static_cast<int>(i));
-          }
-          ++i;
-        };
-        (one(a), ...);
-        (void)one;
-      },
-      arrays);
-}
 
 } // namespace rotor::detail
 
@@ -435,89 +310,21 @@ void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<A
                 "rotor::IndexSpace");
   static_assert((IsDistArray<Arrays>::value && ...),
                 "rotor::codegen::run_loop: every bound array must be a rotor::DistArray");
-  constexpr std::size_t n_arrays = sizeof...(Arrays);
-  if (spec.arrays.size() != n_arrays) {
-    throw std::invalid_argument(std::string("rotor: the loop at ") + spec.file + ":" +
-                                std::to_string(spec.line) + ": the spec lists " +
-                                std::to_string(spec.arrays.size()) + " arrays but " +
-                                std::to_string(n_arrays) + " are bound");
-  }
-  using State =
-      SlotState<std::remove_reference_t<Body>, std::tuple<Arrays&...>, std::tuple<Reductions&...>>;
-  auto go = [&](SpaceAccess& access, auto make_runner) {
-    std::vector<ArrayBinding> checkpointed; // --rotor-checkpoint: every bound array
-    bool skip = false;
-    if (checkpoint_enabled()) {
-      std::vector<int> unused;
-      bind_arrays(spec, arrays, std::vector<bool>(n_arrays, false), checkpointed, unused);
-      skip = checkpoint_before_execution(spec, access, checkpointed);
-    }
-    // The reduction variables' bytes after the loop: logged in checkpoints, replayed when a
-    // resumed run skips the loop (a sum the program uses later keeps its value).
-    auto reduction_bytes = [&](bool to_variables, std::vector<char>& bytes) {
-      std::size_t at = 0;
-      auto one = [&](auto& r) {
-        using R = std::remove_reference_t<decltype(r)>;
-        static_assert(std::is_trivially_copyable_v<R>,
-                      "rotor: reductions must be trivially copyable");
-        if (to_variables) {
-          if (at + sizeof(R) <= bytes.size()) {
-            std::memcpy(static_cast<void*>(&r), bytes.data() + at, sizeof(R));
-          }
-        } else {
-          bytes.resize(at + sizeof(R));
-          std::memcpy(bytes.data() + at, static_cast<const void*>(&r), sizeof(R));
-        }
-        at += sizeof(R);
-      };
-      std::apply([&](auto&... r) { (one(r), ...); }, reductions);
-      (void)one;
-    };
-    if (skip) {
-      std::vector<char> bytes;
-      reduction_bytes(false, bytes); // the expected size
-      checkpoint_after_execution(spec, access, checkpointed, true, bytes);
-      reduction_bytes(true, bytes);
-      return;
-    }
-    const ExecutionInfo info = plan_execution(spec, access, arrays_alias(arrays));
-    const bool serial = info.mode == "serial";
-    std::vector<bool> buffered(n_arrays);
-    for (std::size_t i = 0; i < n_arrays; ++i) {
-      buffered[i] = !serial && spec.arrays[i].role == Role::buffered;
-    }
-    {
-      std::size_t bound_bytes = 0, buffered_bytes = 0, i = 0;
-      auto count = [&](const auto& a) {
-        const std::size_t bytes = static_cast<std::size_t>(a.size()) * sizeof(a.data()[0]);
-        (buffered[i++] ? buffered_bytes : bound_bytes) += bytes;
-      };
-      std::apply([&](auto&... a) { (count(a), ...); }, arrays);
-      check_loop_memory(spec, access, bound_bytes + buffered_bytes, buffered_bytes, info.slots);
-    }
-    State state(body, arrays, info.slots, buffered);
-    state.start_buffered(plan_buffered(spec, info));
-    auto runner = make_runner(state);
-    std::vector<ArrayBinding> bindings;
-    std::vector<int> spec_index;
-    bind_arrays(spec, arrays, buffered, bindings, spec_index);
-    execute(spec, access, bindings, spec_index, {}, runner, info);
-    state.finish(reductions, !info.redundant && session_ranks() > 1);
-    loop_finished();
-    if (checkpoint_enabled()) {
-      std::vector<char> bytes;
-      reduction_bytes(false, bytes);
-      checkpoint_after_execution(spec, access, checkpointed, false, bytes);
-    }
-  };
+  LoopFrame frame;
+  std::apply([&](auto&... a) { (add_array(frame, a), ...); }, arrays);
+  std::apply([&](auto&... r) { (add_reduction(frame, r), ...); }, reductions);
+  using B = std::remove_reference_t<Body>;
+  using Loop = BodyLoop<B, std::tuple<Arrays&...>, std::tuple<Reductions&...>>;
   if constexpr (IsDataset<S>::value) {
     using Record = typename S::value_type;
     DatasetAccess<Record, Keys> access(space, keys);
-    go(access, [&](State& st) { return DatasetRunner<Record, State>(space, st); });
+    DatasetRunner<Record, Loop, B> runner(space, body, frame);
+    run_erased_loop(spec, access, frame, runner);
   } else {
     constexpr int dims = IsIndexSpace<S>::dims;
     IndexAccess<dims> access(space);
-    go(access, [&](State& st) { return IndexRunner<dims, State>(space, st); });
+    IndexRunner<dims, Loop, B> runner(space, body, frame);
+    run_erased_loop(spec, access, frame, runner);
   }
 }
 

@@ -1,0 +1,285 @@
+// The body-independent half of rotor::codegen::run_loop (see rotor/runtime/detail/LoopFrame.h).
+
+#include "rotor/distarray/DistArray.h"
+#include "rotor/runtime/Buffered.h"
+#include "rotor/runtime/detail/Checkpoint.h"
+#include "rotor/runtime/detail/Engine.h"
+#include "rotor/runtime/detail/LoopFrame.h"
+#include "rotor/runtime/detail/MemoryCheck.h"
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+namespace rotor::detail {
+
+struct LoopFrameAccess {
+  static auto& arrays(LoopFrame& f) { return f.arrays_; }
+  static auto& reductions(LoopFrame& f) { return f.reductions_; }
+  static auto& slot_arrays(LoopFrame& f) { return f.slot_arrays_; }
+  static auto& slot_reductions(LoopFrame& f) { return f.slot_reductions_; }
+  static auto& copies(LoopFrame& f) { return f.copies_; }
+  static auto& partial_storage(LoopFrame& f) { return f.partial_storage_; }
+  static auto& merges(LoopFrame& f) { return f.merges_; }
+  static auto& coordinator(LoopFrame& f) { return f.coordinator_; }
+  static auto& flusher(LoopFrame& f) { return f.flusher_; }
+};
+
+LoopFrame::LoopFrame() = default;
+
+LoopFrame::~LoopFrame() {
+  coordinator_.reset(); // its merger thread reads the copies
+  merges_.clear();
+  for (std::size_t i = 0; i < copies_.size(); ++i) {
+    if (copies_[i] != nullptr) {
+      arrays_[i % arrays_.size()].ops->destroy(copies_[i]);
+    }
+  }
+}
+
+void LoopFrame::add_array(const void* identity, const void* data, std::size_t elem_bytes,
+                          int element_type, const std::int64_t* shape, int rank,
+                          const ArrayOps* ops) {
+  Array a;
+  a.binding.identity = identity;
+  a.binding.data = static_cast<char*>(const_cast<void*>(data));
+  a.binding.elem_bytes = elem_bytes;
+  a.binding.element_type = element_type;
+  a.binding.shape.assign(shape, shape + rank);
+  a.ops = ops;
+  arrays_.push_back(std::move(a));
+}
+
+void LoopFrame::cell_finished(int slot) const {
+  if (coordinator_) {
+    coordinator_->retire(slot);
+  }
+}
+
+void LoopFrame::add_reduction(void* target, const ReductionOps* ops) {
+  reductions_.push_back(Reduction{target, ops});
+}
+
+bool DatasetRunnerBase::run_box(int, const std::int64_t*, const std::int64_t*) {
+  throw std::logic_error("rotor: internal: run_box on a dataset loop");
+}
+bool DatasetRunnerBase::run_list(int, const std::size_t*, std::size_t) {
+  throw std::logic_error("rotor: internal: run_list on a dataset loop");
+}
+bool IndexRunnerBase::run_records(int, std::size_t, std::size_t) {
+  throw std::logic_error("rotor: internal: run_records on an index-space loop");
+}
+
+namespace {
+
+std::int64_t element_count(const ArrayBinding& b) {
+  std::int64_t n = 1;
+  for (std::int64_t e : b.shape) {
+    n *= e;
+  }
+  return n;
+}
+
+/// Combines the slots' partials in slot order, then the ranks' in rank order, into the target.
+void combine_reduction(void* target, const ReductionOps& ops, const std::vector<const char*>& parts,
+                       bool across_ranks) {
+  std::vector<char> total(ops.bytes), part(ops.bytes);
+  ops.identity(total.data());
+  for (const char* p : parts) {
+    ops.combine(total.data(), p);
+  }
+  if (across_ranks) {
+    std::vector<std::size_t> offs;
+    std::vector<char> all = allgather_bytes(total.data(), ops.bytes, offs);
+    ops.identity(total.data());
+    for (int r = 0; r < session_ranks(); ++r) {
+      std::memcpy(part.data(), all.data() + offs[static_cast<std::size_t>(r)], ops.bytes);
+      ops.combine(total.data(), part.data());
+    }
+  }
+  ops.combine(target, total.data());
+}
+
+/// The reduction variables' bytes, concatenated (checkpoints log them; a resumed run that skips
+/// the loop writes them back so a sum the program uses later keeps its value).
+std::vector<char> reduction_bytes(LoopFrame& frame) {
+  std::vector<char> bytes;
+  for (const auto& r : LoopFrameAccess::reductions(frame)) {
+    const std::size_t at = bytes.size();
+    bytes.resize(at + r.ops->bytes);
+    std::memcpy(bytes.data() + at, r.target, r.ops->bytes);
+  }
+  return bytes;
+}
+
+void restore_reductions(LoopFrame& frame, const std::vector<char>& bytes) {
+  std::size_t at = 0;
+  for (const auto& r : LoopFrameAccess::reductions(frame)) {
+    if (at + r.ops->bytes <= bytes.size()) {
+      std::memcpy(r.target, bytes.data() + at, r.ops->bytes);
+    }
+    at += r.ops->bytes;
+  }
+}
+
+bool arrays_alias(LoopFrame& frame) {
+  const auto& arrays = LoopFrameAccess::arrays(frame);
+  for (std::size_t i = 0; i < arrays.size(); ++i) {
+    for (std::size_t j = i + 1; j < arrays.size(); ++j) {
+      if (arrays[i].binding.identity == arrays[j].binding.identity) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+/// Per slot: the array objects (private copies of buffered arrays) and the reduction partials.
+void make_slots(LoopFrame& frame, int slots, const std::vector<bool>& buffered) {
+  auto& arrays = LoopFrameAccess::arrays(frame);
+  auto& reductions = LoopFrameAccess::reductions(frame);
+  const std::size_t na = arrays.size(), nr = reductions.size();
+  auto& slot_arrays = LoopFrameAccess::slot_arrays(frame);
+  auto& copies = LoopFrameAccess::copies(frame);
+  slot_arrays.assign(static_cast<std::size_t>(slots) * na, nullptr);
+  copies.assign(static_cast<std::size_t>(slots) * na, nullptr);
+  for (std::size_t s = 0; s < static_cast<std::size_t>(slots); ++s) {
+    for (std::size_t i = 0; i < na; ++i) {
+      void* object = const_cast<void*>(arrays[i].binding.identity);
+      if (buffered[i]) {
+        copies[s * na + i] = arrays[i].ops->copy(object);
+        object = copies[s * na + i];
+      }
+      slot_arrays[s * na + i] = object;
+    }
+  }
+  // Each slot's partials start on their own cache line (no false sharing between workers).
+  constexpr std::size_t line = 64;
+  std::size_t per_slot = 0;
+  std::vector<std::size_t> offsets;
+  for (const auto& r : reductions) {
+    per_slot = (per_slot + 15) / 16 * 16;
+    offsets.push_back(per_slot);
+    per_slot += r.ops->bytes;
+  }
+  per_slot = (per_slot + line - 1) / line * line;
+  auto& storage = LoopFrameAccess::partial_storage(frame);
+  storage.reset(new char[per_slot * static_cast<std::size_t>(slots) + line]);
+  const auto base_address = reinterpret_cast<std::uintptr_t>(storage.get());
+  char* base = storage.get() + ((line - base_address % line) % line);
+  auto& slot_reductions = LoopFrameAccess::slot_reductions(frame);
+  slot_reductions.assign(static_cast<std::size_t>(slots) * nr, nullptr);
+  for (std::size_t s = 0; s < static_cast<std::size_t>(slots); ++s) {
+    for (std::size_t j = 0; j < nr; ++j) {
+      char* p = base + s * per_slot + offsets[j];
+      reductions[j].ops->identity(p);
+      slot_reductions[s * nr + j] = p;
+    }
+  }
+}
+
+/// Buffered arrays: one merge per array over its worker copies, and the coordinator of this
+/// execution's flushes (docs/design/buffered.md).
+void start_buffered(LoopFrame& frame, int slots, const BufferedPlan& plan) {
+  auto& arrays = LoopFrameAccess::arrays(frame);
+  const std::size_t na = arrays.size();
+  const auto& copies = LoopFrameAccess::copies(frame);
+  auto& merges = LoopFrameAccess::merges(frame);
+  std::vector<BufferedMerge*> erased;
+  for (std::size_t i = 0; i < na; ++i) {
+    std::vector<void*> mine;
+    for (std::size_t s = 0; s < static_cast<std::size_t>(slots); ++s) {
+      if (void* c = copies[s * na + i]) {
+        mine.push_back(c);
+      }
+    }
+    if (!mine.empty()) {
+      void* original = const_cast<void*>(arrays[i].binding.identity);
+      merges.emplace_back(arrays[i].ops->make_merge(original, mine.data(), mine.size()));
+      erased.push_back(merges.back().get());
+    }
+  }
+  if (erased.empty()) {
+    return;
+  }
+  auto& coordinator = LoopFrameAccess::coordinator(frame);
+  coordinator = std::make_unique<FlushCoordinator>(slots, plan.flush_every, plan.staleness,
+                                                   plan.across, std::move(erased));
+  LoopFrameAccess::flusher(frame) = coordinator->flushing() ? coordinator.get() : nullptr;
+}
+
+/// After the loop: merges buffered arrays and combines reductions into the originals.
+void finish_slots(LoopFrame& frame, int slots, bool across_ranks) {
+  auto& reductions = LoopFrameAccess::reductions(frame);
+  const std::size_t nr = reductions.size();
+  if (auto& coordinator = LoopFrameAccess::coordinator(frame)) {
+    coordinator->finish();
+  }
+  const auto& slot_reductions = LoopFrameAccess::slot_reductions(frame);
+  for (std::size_t j = 0; j < nr; ++j) {
+    std::vector<const char*> parts;
+    for (std::size_t s = 0; s < static_cast<std::size_t>(slots); ++s) {
+      parts.push_back(static_cast<const char*>(slot_reductions[s * nr + j]));
+    }
+    combine_reduction(reductions[j].target, *reductions[j].ops, parts, across_ranks);
+  }
+}
+
+} // namespace
+
+void run_erased_loop(const codegen::LoopSpec& spec, SpaceAccess& space, LoopFrame& frame,
+                     CellRunner& runner) {
+  auto& arrays = LoopFrameAccess::arrays(frame);
+  const std::size_t n_arrays = arrays.size();
+  if (spec.arrays.size() != n_arrays) {
+    throw std::invalid_argument(std::string("rotor: the loop at ") + spec.file + ":" +
+                                std::to_string(spec.line) + ": the spec lists " +
+                                std::to_string(spec.arrays.size()) + " arrays but " +
+                                std::to_string(n_arrays) + " are bound");
+  }
+  for (std::size_t i = 0; i < n_arrays; ++i) {
+    arrays[i].binding.name = spec.arrays[i].name ? spec.arrays[i].name : "";
+  }
+  std::vector<ArrayBinding> checkpointed; // --rotor-checkpoint: every bound array
+  if (checkpoint_enabled()) {
+    for (const auto& a : arrays) {
+      checkpointed.push_back(a.binding);
+    }
+    if (checkpoint_before_execution(spec, space, checkpointed)) {
+      std::vector<char> bytes = reduction_bytes(frame); // the expected size
+      checkpoint_after_execution(spec, space, checkpointed, true, bytes);
+      restore_reductions(frame, bytes);
+      return;
+    }
+  }
+  const ExecutionInfo info = plan_execution(spec, space, arrays_alias(frame));
+  const bool serial = info.mode == "serial";
+  std::vector<bool> buffered(n_arrays);
+  std::size_t bound_bytes = 0, buffered_bytes = 0;
+  for (std::size_t i = 0; i < n_arrays; ++i) {
+    buffered[i] = !serial && spec.arrays[i].role == codegen::Role::buffered;
+    const std::size_t bytes =
+        static_cast<std::size_t>(element_count(arrays[i].binding)) * arrays[i].binding.elem_bytes;
+    (buffered[i] ? buffered_bytes : bound_bytes) += bytes;
+  }
+  check_loop_memory(spec, space, bound_bytes + buffered_bytes, buffered_bytes, info.slots);
+  make_slots(frame, info.slots, buffered);
+  start_buffered(frame, info.slots, plan_buffered(spec, info));
+  std::vector<ArrayBinding> bindings;
+  std::vector<int> spec_index;
+  for (std::size_t i = 0; i < n_arrays; ++i) {
+    if (!buffered[i]) {
+      bindings.push_back(arrays[i].binding);
+      spec_index.push_back(static_cast<int>(i));
+    }
+  }
+  execute(spec, space, bindings, spec_index, {}, runner, info);
+  finish_slots(frame, info.slots, !info.redundant && session_ranks() > 1);
+  loop_finished();
+  if (checkpoint_enabled()) {
+    std::vector<char> bytes = reduction_bytes(frame);
+    checkpoint_after_execution(spec, space, checkpointed, false, bytes);
+  }
+}
+
+} // namespace rotor::detail
