@@ -212,8 +212,10 @@ void expect_stale_reads(int s) {
         }
         ok = others == expect;
       }
-      ASSERT_TRUE(ok) << "worker share " << w << ", record " << j << " saw " << others
-                      << " of the other workers' updates (s = " << s << ")";
+      ASSERT_TRUE(ok) << "worker share " << w << " of " << sizes.size() << " (" << sizes[w]
+                      << " records), record " << j << " saw " << others
+                      << " of the other workers' updates (s = " << s << ", ranks "
+                      << session_ranks() << ", threads " << session_threads() << ")";
     }
   }
 }
