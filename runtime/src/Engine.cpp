@@ -600,11 +600,17 @@ void replicate(SpaceAccess& space) {
     return;
   }
   if (c.size() == 1) {
-    space.replace(
-        std::vector<char>(space.record_data(),
-                          space.record_data() + space.local_count() * space.record_bytes()),
-        space.ids(), false);
+    space.resize_local(space.local_count(), false);
     return;
+  }
+  std::vector<std::uint32_t>* origin = space.origin();
+  std::int64_t with_origin = origin && !origin->empty() ? 1 : 0;
+  c.allreduce_max(&with_origin, 1);
+  if (with_origin) {
+    std::vector<std::size_t> o_offs;
+    std::vector<char> o = c.allgatherv(origin->data(), origin->size() * 4, o_offs);
+    origin->resize(o.size() / 4);
+    std::memcpy(origin->data(), o.data(), o.size());
   }
   std::vector<std::size_t> offs;
   std::vector<char> all =
@@ -618,6 +624,44 @@ void replicate(SpaceAccess& space) {
     std::memcpy(ids.data(), id_bytes.data(), id_bytes.size());
   }
   space.replace(std::move(all), std::move(ids), false);
+}
+
+/// Puts the records back in the dataset's order (serial loops) when a parallel loop reordered
+/// them: record i goes to position origin[i], in place (swaps along cycles).
+void restore_order(SpaceAccess& space) {
+  std::vector<std::uint32_t>* origin = space.origin();
+  if (!origin || origin->empty()) {
+    return;
+  }
+  const std::size_t n = space.local_count(), rb = space.record_bytes();
+  std::vector<std::uint32_t>& o = *origin;
+  if (o.size() != n) {
+    throw std::logic_error("rotor: internal: record positions do not match the records");
+  }
+  std::vector<bool> seen(n, false);
+  for (std::uint32_t p : o) {
+    if (p >= n || seen[p]) {
+      throw std::logic_error("rotor: internal: record positions are not a permutation");
+    }
+    seen[p] = true;
+  }
+  char* recs = space.record_data();
+  auto& ids = space.ids();
+  const bool with_ids = ids.size() == n;
+  std::vector<char> tmp(rb);
+  for (std::size_t i = 0; i < n; ++i) {
+    while (o[i] != i) {
+      const std::size_t j = o[i];
+      std::memcpy(tmp.data(), recs + j * rb, rb);
+      std::memcpy(recs + j * rb, recs + i * rb, rb);
+      std::memcpy(recs + i * rb, tmp.data(), rb);
+      if (with_ids) {
+        std::swap(ids[i], ids[j]);
+      }
+      std::swap(o[i], o[j]);
+    }
+  }
+  o = std::vector<std::uint32_t>();
 }
 
 /// Runs `fn(slot)` for the slots in `active` concurrently in the session's arena.
@@ -754,6 +798,9 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
   if (mode == Mode::serial) {
     const auto g0 = probe.now();
     replicate(space);
+    if (!space.is_index_space()) {
+      restore_order(space);
+    }
     probe.rank_phase(SpanKind::layout, g0, probe.now());
     if (want_order) {
       space.ensure_ids();
@@ -783,6 +830,13 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
       req.kind = Kind::serial;
     }
     req.field_keys = partition_fields(spec, space);
+    if (!space.is_index_space() && !skewed && !spec.ordered &&
+        (req.kind == Kind::independent || req.kind == Kind::data_parallel)) {
+      // valid in any record order and distribution: the records stay as an earlier loop laid
+      // them out (no relayout when plans alternate over one dataset); each rank's threads split
+      // its records, and written arrays are synced by difference
+      req.field_keys.clear();
+    }
     req.threads = threads;
     req.ranks = skewed ? 1 : c.size();
     req.rank = skewed ? 0 : c.rank();
