@@ -449,47 +449,84 @@ private:
   std::deque<Send> sends_;
 };
 
-/// Makes every rank's copy of the box-moved arrays whole: each rank sends what it owns last.
+/// The address of `box` in array `a` when its elements are one contiguous range (every
+/// dimension after the first is whole), else null.
+char* contiguous_range(const ArrayBinding& a, const Box& box) {
+  std::size_t row = a.elem_bytes;
+  for (std::size_t d = 1; d < a.shape.size(); ++d) {
+    if (box.lo[d] != 0 || box.hi[d] != a.shape[d]) {
+      return nullptr;
+    }
+    row *= static_cast<std::size_t>(a.shape[d]);
+  }
+  return a.data + static_cast<std::size_t>(box.lo[0]) * row;
+}
+
+/// Posts a send or receive of `bytes` at `data` in pieces below MPI's int count (matched in
+/// order: both sides post the same boxes in the same order).
+void post_range(std::vector<Comm::Request>& reqs, char* data, std::size_t bytes, int peer,
+                bool send) {
+  constexpr std::size_t piece = std::size_t{1} << 30;
+  constexpr int tag = 31002;
+  for (std::size_t off = 0; off < bytes; off += piece) {
+    const std::size_t len = std::min(piece, bytes - off);
+    reqs.push_back(send ? comm().isend(data + off, len, peer, tag)
+                        : comm().irecv(data + off, len, peer, tag));
+  }
+}
+
+/// Makes every rank's copy of the box-moved arrays whole: the rank of the last cell that
+/// touched a box sends it to every other rank, point to point, straight from and into the
+/// arrays when the box is a contiguous range (row blocks); other boxes go through a packed copy.
 void end_sync(const MovePlan& plan, std::vector<ArrayBinding>& arrays) {
   Comm& c = comm();
-  const int me = c.rank();
-  std::size_t bytes = 0;
+  const int me = c.rank(), ranks = c.size();
+  std::vector<Comm::Request> reqs;
+  struct Staged {
+    int array = 0;
+    const Box* box = nullptr;
+    std::vector<char> bytes;
+  };
+  std::deque<Staged> staged; // stable addresses while requests are in flight
   for (int ai : plan.box_arrays) {
+    ArrayBinding& a = arrays[ai];
     for (std::size_t k = 0; k < plan.end_owned[ai].size(); ++k) {
-      if (plan.end_owner[ai][k] == me) {
-        bytes += box_bytes(plan.end_owned[ai][k], arrays[ai]);
+      const Box& box = plan.end_owned[ai][k];
+      const int owner = plan.end_owner[ai][k];
+      const std::size_t bytes = box_bytes(box, a);
+      if (bytes == 0) {
+        continue;
       }
-    }
-  }
-  std::vector<char> mine = buffer_pool().take(bytes);
-  std::size_t at = 0;
-  for (int ai : plan.box_arrays) {
-    const ArrayBinding& a = arrays[ai];
-    for (std::size_t k = 0; k < plan.end_owned[ai].size(); ++k) {
-      if (plan.end_owner[ai][k] == me) {
-        at += pack_box(a.data, a.shape, a.elem_bytes, plan.end_owned[ai][k], mine.data() + at);
-      }
-    }
-  }
-  std::vector<std::size_t> offsets;
-  std::vector<char> all = buffer_pool().take(0);
-  c.allgatherv_into(mine.data(), mine.size(), all, offsets);
-  for (int r = 0; r < c.size(); ++r) {
-    if (r == me) {
-      continue;
-    }
-    std::size_t off = offsets[r];
-    for (int ai : plan.box_arrays) {
-      ArrayBinding& a = arrays[ai];
-      for (std::size_t k = 0; k < plan.end_owned[ai].size(); ++k) {
-        if (plan.end_owner[ai][k] == r) {
-          off += unpack_box(a.data, a.shape, a.elem_bytes, plan.end_owned[ai][k], all.data() + off);
+      char* direct = contiguous_range(a, box);
+      if (owner == me) {
+        char* from = direct;
+        if (!from) {
+          staged.push_back(Staged{ai, &box, buffer_pool().take(bytes)});
+          pack_box(a.data, a.shape, a.elem_bytes, box, staged.back().bytes.data());
+          from = staged.back().bytes.data();
+          staged.back().box = nullptr; // sent, nothing to unpack
         }
+        for (int r = 0; r < ranks; ++r) {
+          if (r != me) {
+            post_range(reqs, from, bytes, r, true);
+          }
+        }
+      } else if (direct) {
+        post_range(reqs, direct, bytes, owner, false);
+      } else {
+        staged.push_back(Staged{ai, &box, buffer_pool().take(bytes)});
+        post_range(reqs, staged.back().bytes.data(), bytes, owner, false);
       }
     }
   }
-  buffer_pool().give(std::move(mine));
-  buffer_pool().give(std::move(all));
+  c.wait_all(reqs);
+  for (Staged& st : staged) {
+    if (st.box) {
+      ArrayBinding& a = arrays[st.array];
+      unpack_box(a.data, a.shape, a.elem_bytes, *st.box, st.bytes.data());
+    }
+    buffer_pool().give(std::move(st.bytes));
+  }
 }
 
 /// Written arrays whose blocks do not follow the partition: every rank sends the elements it
