@@ -483,6 +483,19 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
   Schedule& s = layout.schedule;
   s = make_schedule(req.kind, req.field_keys, req.workers, req.threads);
   s.key_min.assign(f, 0);
+  if (s.cells == 1 && !moves && !req.ordered && !skewed) {
+    // one cell on one rank (one worker): every record is in it, in the order it has
+    for (int j = 0; j < f; ++j) {
+      s.bounds.push_back(equal_boundaries(0, 1));
+    }
+    layout.seg_begin = {0};
+    layout.seg_end = {n};
+    layout.data = space.record_data();
+    layout.count = n;
+    auto& slot = cache()[key];
+    slot = std::move(layout);
+    return slot;
+  }
   for (int j = 0; j < f; ++j) {
     const int fk = req.field_keys[j];
     std::int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -535,14 +548,37 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
   // origin: positions fit in 32 bits (larger datasets are not tracked: serial loops then run
   // in the laid-out order)
   const bool track = space.origin() != nullptr && total < (std::uint64_t{1} << 32);
+  // block of each key value per field, as a table where the key range is small
+  std::vector<std::vector<int>> block_table(static_cast<std::size_t>(f));
+  for (int j = 0; j < f; ++j) {
+    const std::vector<std::int64_t>& starts = s.bounds[j].starts;
+    if (s.bounds[j].extent() <= (std::int64_t{1} << 24)) {
+      block_table[j].resize(static_cast<std::size_t>(s.bounds[j].extent()));
+      for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
+        std::fill(block_table[j].begin() + starts[b], block_table[j].begin() + starts[b + 1],
+                  static_cast<int>(b));
+      }
+    }
+  }
   auto cell_of_record = [&](std::size_t i) {
     if (f == 0) {
       return static_cast<int>((i + offset) * static_cast<std::uint64_t>(req.workers) /
                               std::max<std::uint64_t>(total, 1));
     }
+    const std::int64_t* k = one.data();
+    if (keep_keys) {
+      k = keys.data() + i * static_cast<std::size_t>(nkeys);
+    } else {
+      space.keys(i, one.data());
+    }
     int coords[8];
     for (int j = 0; j < f; ++j) {
-      coords[j] = s.block_of(j, key_at(i, req.field_keys[j]));
+      const std::int64_t v = k[req.field_keys[j]];
+      const std::int64_t rel = v - s.key_min[j];
+      const auto& table = block_table[j];
+      coords[j] = rel >= 0 && rel < static_cast<std::int64_t>(table.size())
+                      ? table[static_cast<std::size_t>(rel)]
+                      : s.block_of(j, v);
     }
     return s.cell_of(coords);
   };
