@@ -699,6 +699,9 @@ void restore_order(SpaceAccess& space) {
     }
   }
   o = std::vector<std::uint32_t>();
+  if (std::uint64_t* version = space.version()) {
+    ++*version; // cached layouts no longer match the order
+  }
 }
 
 /// Runs `fn(slot)` for the slots in `active` concurrently in the session's arena.
@@ -1088,6 +1091,11 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
     summary = s.str();
   }
 
+  if (spec.writes_records && !space.is_index_space()) {
+    if (std::uint64_t* version = space.version()) {
+      ++*version; // the body changed records: the next loop checks their keys
+    }
+  }
   probe.end_execute();
   if (session_state().settings.verbose && (c.rank() == 0 || std::getenv("ROTOR_VERBOSE_ALL")) &&
       !quiet()) {

@@ -40,10 +40,7 @@ void transformed_keys(const LayoutRequest& req, SpaceAccess& space, std::size_t 
   }
 }
 
-bool layout_valid(const RecordLayout& l, const LayoutRequest& req, SpaceAccess& space) {
-  if (l.data != space.record_data() || l.count != space.local_count()) {
-    return false;
-  }
+bool keys_fit(const RecordLayout& l, const LayoutRequest& req, SpaceAccess& space) {
   const Schedule& s = l.schedule;
   const int f = s.fields();
   if (f == 0 && !req.ordered) {
@@ -87,6 +84,21 @@ bool layout_valid(const RecordLayout& l, const LayoutRequest& req, SpaceAccess& 
     }
   }
   return true;
+}
+
+bool layout_valid(RecordLayout& l, const LayoutRequest& req, SpaceAccess& space) {
+  if (l.data != space.record_data() || l.count != space.local_count()) {
+    return false;
+  }
+  std::uint64_t* version = space.version();
+  if (version && *version == l.version) {
+    return true; // nothing touched the records since they were laid out or checked
+  }
+  const bool ok = keys_fit(l, req, space);
+  if (ok && version) {
+    l.version = *version;
+  }
+  return ok;
 }
 
 /// Sort key of a record inside its cell for ordered loops: the transformed plan fields, then
@@ -420,6 +432,19 @@ void exchange_records(SpaceAccess& space, RankOf&& rank_of, bool track, std::uin
   }
 }
 
+/// Caches a new layout: the records were (possibly) reordered, so the change counter moves on
+/// and other loops' cached layouts are checked against the keys again.
+const RecordLayout& store(const CacheKey& key, RecordLayout layout, SpaceAccess& space) {
+  if (std::uint64_t* version = space.version()) {
+    layout.version = ++*version;
+  }
+  layout.data = space.record_data();
+  layout.count = space.local_count();
+  auto& slot = cache()[key];
+  slot = std::move(layout);
+  return slot;
+}
+
 } // namespace
 
 void clear_layout_cache() {
@@ -490,11 +515,7 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
     }
     layout.seg_begin = {0};
     layout.seg_end = {n};
-    layout.data = space.record_data();
-    layout.count = n;
-    auto& slot = cache()[key];
-    slot = std::move(layout);
-    return slot;
+    return store(key, std::move(layout), space);
   }
   for (int j = 0; j < f; ++j) {
     const int fk = req.field_keys[j];
@@ -610,11 +631,7 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
     layout.seg_begin = group_in_place(space, s.cells, local_cell, track);
     layout.seg_end.assign(layout.seg_begin.begin() + 1, layout.seg_begin.end());
     layout.seg_begin.pop_back();
-    layout.data = space.record_data();
-    layout.count = n;
-    auto& slot = cache()[key];
-    slot = std::move(layout);
-    return slot;
+    return store(key, std::move(layout), space);
   }
   // ordered: a stable order by cell, then by keys inside a cell
   std::vector<std::uint32_t> order = counting_order(n, s.cells, local_cell, layout.seg_begin);
@@ -633,11 +650,7 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
   }
   keys = std::vector<std::int64_t>();
   permute_in_place(space, std::move(order), track);
-  layout.data = space.record_data();
-  layout.count = n;
-  auto& slot = cache()[key];
-  slot = std::move(layout);
-  return slot;
+  return store(key, std::move(layout), space);
 }
 
 } // namespace rotor::detail

@@ -111,12 +111,14 @@ public:
     }
     records_.push_back(r);
     ++global_size_;
+    ++version_;
   }
   void reserve(std::size_t n) { records_.reserve(n); }
 
   /// This rank's records. In a replay run (`--rotor-replay-order`), begin() first puts them in
   /// the next recorded order.
   iterator begin() {
+    ++version_; // the caller may change records: a parallel loop checks its layout again
     detail::replay_reorder(this, records_.data(), sizeof(Record), ids_, records_.size());
     return records_.data();
   }
@@ -127,7 +129,10 @@ public:
     return records_.data();
   }
   const_iterator end() const { return records_.data() + records_.size(); }
-  Record& operator[](std::size_t i) { return records_[i]; }
+  Record& operator[](std::size_t i) {
+    ++version_;
+    return records_[i];
+  }
   const Record& operator[](std::size_t i) const { return records_[i]; }
 
   /// Records on all ranks.
@@ -202,6 +207,7 @@ public:
   template <class F> std::vector<std::int64_t> remap(F Record::*f, std::uint64_t seed) {
     static_assert(std::is_integral_v<F>, "remap() needs an integer field");
     std::vector<std::int64_t> perm = detail::random_permutation(extent(f), seed);
+    ++version_;
     for (Record& r : records_) {
       r.*f = static_cast<F>(perm[static_cast<std::size_t>(r.*f)]);
     }
@@ -301,6 +307,7 @@ private:
       last = static_cast<std::size_t>(n * static_cast<std::uint64_t>(c.rank() + 1) /
                                       static_cast<std::uint64_t>(c.size()));
     }
+    ++version_;
     records_.clear();
     records_.reserve(last - first);
     ids_.clear();
@@ -323,6 +330,9 @@ private:
   /// each local record in the dataset's sequence before that (serial loops run in that order).
   /// Empty: the records are in the dataset's order.
   std::vector<std::uint32_t> origin_;
+  /// Bumped whenever the records may have changed (non-const access, reordering): a parallel
+  /// loop whose cached layout saw the same version skips checking the records' keys.
+  std::uint64_t version_ = 0;
   std::int64_t global_size_ = 0;
   Distribution distribution_ = Distribution::replicated;
 };

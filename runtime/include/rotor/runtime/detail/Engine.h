@@ -66,6 +66,9 @@ public:
   /// Resizes this rank's records in place (the first min(old, n) stay; new ones are for the
   /// caller to fill through record_data()) and sets the distribution. Ids and origin untouched.
   virtual void resize_local(std::size_t /*n*/, bool /*distributed*/) {}
+  /// The records' change counter (bumped by non-const access and by the runtime's moves); null
+  /// when the space keeps none (cached layouts are then always checked against the keys).
+  virtual std::uint64_t* version() { return nullptr; }
 };
 
 /// What workers run. `slot` is the worker's index on this rank (0 .. threads-1).
