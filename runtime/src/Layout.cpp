@@ -209,68 +209,6 @@ void permute_in_place(SpaceAccess& space, std::vector<std::uint32_t> order, bool
   }
 }
 
-/// Groups the records by `bucket(i)` in [0, buckets) in place (American flag sort: one write
-/// head per bucket, so memory is touched in a few sequential streams), carrying ids and origins
-/// (origins are set to their positions first when `track` and not set yet). Not stable: the
-/// order inside a bucket is a deterministic function of the input order. Returns the buckets'
-/// boundaries (buckets + 1 entries).
-template <class Bucket>
-std::vector<std::size_t> group_in_place(SpaceAccess& space, int buckets, Bucket&& bucket,
-                                        bool track) {
-  const std::size_t n = space.local_count(), rb = space.record_bytes();
-  if (n >= (std::size_t{1} << 32)) {
-    throw std::length_error("rotor: more than 2^32 records on one rank");
-  }
-  std::vector<std::size_t> starts(static_cast<std::size_t>(buckets) + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    ++starts[static_cast<std::size_t>(bucket(i)) + 1];
-  }
-  std::partial_sum(starts.begin(), starts.end(), starts.begin());
-  bool sorted = true; // nothing to move when the records are grouped already
-  for (std::size_t i = 0, b = 0; i < n && sorted; ++i) {
-    while (i >= starts[b + 1]) {
-      ++b;
-    }
-    sorted = static_cast<std::size_t>(bucket(i)) == b;
-  }
-  if (sorted) {
-    return starts;
-  }
-  std::vector<std::uint32_t>* origin = space.origin();
-  if (track && origin && origin->size() != n) {
-    origin->resize(n);
-    std::iota(origin->begin(), origin->end(), std::uint32_t{0});
-  }
-  const bool with_origin = origin && origin->size() == n;
-  auto& ids = space.ids();
-  const bool with_ids = ids.size() == n;
-  char* recs = space.record_data();
-  std::vector<char> tmp(rb);
-  std::vector<std::size_t> head(starts.begin(), starts.end() - 1);
-  for (int b = 0; b < buckets; ++b) {
-    const std::size_t end = starts[static_cast<std::size_t>(b) + 1];
-    std::size_t& i = head[static_cast<std::size_t>(b)];
-    while (i < end) {
-      const auto d = static_cast<std::size_t>(bucket(i));
-      if (d == static_cast<std::size_t>(b)) {
-        ++i;
-        continue;
-      }
-      const std::size_t j = head[d]++;
-      std::memcpy(tmp.data(), recs + j * rb, rb);
-      std::memcpy(recs + j * rb, recs + i * rb, rb);
-      std::memcpy(recs + i * rb, tmp.data(), rb);
-      if (with_ids) {
-        std::swap(ids[i], ids[j]);
-      }
-      if (with_origin) {
-        std::swap((*origin)[i], (*origin)[j]);
-      }
-    }
-  }
-  return starts;
-}
-
 /// Replicated records at several ranks: each rank keeps the records of its own cells (compacted
 /// in place, order kept), remembering their positions; the dataset becomes distributed.
 template <class RankOf>
@@ -357,9 +295,14 @@ void exchange_records(SpaceAccess& space, RankOf&& rank_of, bool track, std::uin
   if (with_ids && space.ids().size() != n) {
     throw std::logic_error("rotor: internal: record ids kept on some ranks only");
   }
-  // grouped by destination, this rank's own records first: bucket (dest - me) mod ranks
-  std::vector<std::size_t> grouped = group_in_place(
-      space, ranks, [&](std::size_t i) { return (rank_of(i) - me + ranks) % ranks; }, false);
+  // grouped by destination (stable: a destination gets its records in their order), this
+  // rank's own records first: bucket (dest - me) mod ranks
+  std::vector<std::size_t> grouped;
+  permute_in_place(
+      space,
+      counting_order(
+          n, ranks, [&](std::size_t i) { return (rank_of(i) - me + ranks) % ranks; }, grouped),
+      false);
   // counts[r * ranks + q]: records rank r sends to rank q
   std::vector<std::size_t> begin_of(static_cast<std::size_t>(ranks));
   std::vector<std::uint64_t> mine(static_cast<std::size_t>(ranks));
@@ -410,25 +353,36 @@ void exchange_records(SpaceAccess& space, RankOf&& rank_of, bool track, std::uin
   }
   c.wait_all(reqs);
 
-  // keep this rank's own records (at the front), then what arrived
+  // the records of this rank in source-rank order (its own among them at its rank's place), so
+  // a cell's records keep the dataset's order
   const std::size_t kept = mine[me], first = begin_of[me];
-  std::memmove(recs, recs + first * rb, kept * rb);
-  space.resize_local(kept + incoming, true);
-  if (incoming) {
-    std::memcpy(space.record_data() + kept * rb, in.data(), incoming * rb);
+  std::size_t lower = 0; // records that came from lower ranks
+  for (int r = 0; r < me; ++r) {
+    lower += counts[static_cast<std::size_t>(r) * ranks + me];
   }
+  const std::size_t m = kept + incoming;
+  space.resize_local(std::max(n, m), true);
+  recs = space.record_data();
+  std::memmove(recs + lower * rb, recs + first * rb, kept * rb);
+  std::memcpy(recs, in.data(), lower * rb);
+  std::memcpy(recs + (lower + kept) * rb, in.data() + lower * rb, (incoming - lower) * rb);
+  space.resize_local(m, true);
   in = std::vector<char>();
+  auto place = [&](auto& local, const auto& arrived) {
+    local.resize(std::max(n, m));
+    std::move_backward(local.begin() + first, local.begin() + first + kept,
+                       local.begin() + lower + kept);
+    std::copy(arrived.begin(), arrived.begin() + lower, local.begin());
+    std::copy(arrived.begin() + lower, arrived.end(), local.begin() + lower + kept);
+    local.resize(m);
+  };
   if (with_ids) {
-    std::move(ids.begin() + first, ids.begin() + first + kept, ids.begin());
-    ids.resize(kept);
-    ids.insert(ids.end(), in_ids.begin(), in_ids.end());
+    place(ids, in_ids);
   } else {
     ids.clear();
   }
   if (track) {
-    std::move(origin->begin() + first, origin->begin() + first + kept, origin->begin());
-    origin->resize(kept);
-    origin->insert(origin->end(), in_origin.begin(), in_origin.end());
+    place(*origin, in_origin);
   }
 }
 
@@ -627,17 +581,12 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
     }
     return cell_of_record(i);
   };
-  if (!req.ordered) {
-    layout.seg_begin = group_in_place(space, s.cells, local_cell, track);
-    layout.seg_end.assign(layout.seg_begin.begin() + 1, layout.seg_begin.end());
-    layout.seg_begin.pop_back();
-    return store(key, std::move(layout), space);
-  }
-  // ordered: a stable order by cell, then by keys inside a cell
+  // a stable order by cell (records keep their relative order inside a cell: locality of the
+  // input's order survives), ordered loops: by keys inside a cell; applied in place
   std::vector<std::uint32_t> order = counting_order(n, s.cells, local_cell, layout.seg_begin);
   layout.seg_end.assign(layout.seg_begin.begin() + 1, layout.seg_begin.end());
   layout.seg_begin.pop_back();
-  {
+  if (req.ordered) {
     for (int cl = 0; cl < s.cells; ++cl) {
       auto first = order.begin() + static_cast<std::ptrdiff_t>(layout.seg_begin[cl]);
       auto last = order.begin() + static_cast<std::ptrdiff_t>(layout.seg_end[cl]);
