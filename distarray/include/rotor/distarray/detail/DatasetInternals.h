@@ -27,9 +27,7 @@ struct DatasetInternals {
   template <class R> static std::vector<std::uint64_t>& ids(Dataset<R>& d) { return d.ids_; }
   /// Positions in the dataset's sequence of the local records after the runtime reordered them
   /// (empty: in order).
-  template <class R> static std::vector<std::uint32_t>& origin(Dataset<R>& d) {
-    return d.origin_;
-  }
+  template <class R> static std::vector<std::uint32_t>& origin(Dataset<R>& d) { return d.origin_; }
   /// The records' change counter (the runtime bumps it when it reorders or moves them).
   template <class R> static std::uint64_t& version(Dataset<R>& d) { return d.version_; }
   template <class R> static void set_distribution(Dataset<R>& d, Distribution dist) {
