@@ -72,8 +72,8 @@ public:
   std::uint64_t* version() override { return &DatasetInternals::version(d_); }
   void resize_local(std::size_t n, bool dist) override {
     records().resize(n);
-    DatasetInternals::set_distribution(d_, dist ? Distribution::distributed
-                                                : Distribution::replicated);
+    DatasetInternals::set_distribution(d_,
+                                       dist ? Distribution::distributed : Distribution::replicated);
   }
   void ensure_ids() override {
     auto& ids = DatasetInternals::ids(d_);
