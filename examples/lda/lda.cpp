@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string>
 
 struct Token {
@@ -140,6 +141,8 @@ int run(int argc, char** argv) {
     perplexity = std::exp(-log_likelihood / static_cast<double>(tokens.size()));
     const double seconds = clock.seconds();
     total_seconds += seconds;
+    rotor::report_metric("log_likelihood", log_likelihood, iteration); // --rotor-metrics=FILE
+    rotor::report_metric("perplexity", perplexity, iteration);
     std::printf("iteration=%lld log_likelihood=%s perplexity=%.1f seconds=%.3f tokens_per_s=%s\n",
                 static_cast<long long>(iteration), rotor::examples::sci(log_likelihood, 6).c_str(),
                 perplexity, seconds,
@@ -163,7 +166,13 @@ int run(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
-  rotor::Session session(argc, argv);
+  std::unique_ptr<rotor::Session> session;
+  try { // a bad --rotor-* flag or an unwritable --rotor-metrics/trace file: one line, exit 2
+    session = std::make_unique<rotor::Session>(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lda: error: %s\n", e.what());
+    return 2;
+  }
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {

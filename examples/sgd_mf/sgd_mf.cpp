@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string>
 
 struct Rating {
@@ -56,6 +57,16 @@ double rmse(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& W,
     squared_error += e * e;
   }
   return std::sqrt(squared_error / static_cast<double>(ratings.size()));
+}
+
+/// " test_rmse=0.9011", or nothing without --test (there is no test RMSE to print).
+std::string test_words(const rotor::Dataset<Rating>& test, double test_rmse) {
+  if (test.empty()) {
+    return {};
+  }
+  char buf[48];
+  std::snprintf(buf, sizeof buf, " test_rmse=%.4f", test_rmse);
+  return buf;
 }
 
 int run(int argc, char** argv) {
@@ -124,9 +135,13 @@ int run(int argc, char** argv) {
     }
     const double seconds = epoch_clock.seconds();
     total_seconds += seconds;
-    std::printf("epoch=%lld train_rmse=%.4f test_rmse=%.4f seconds=%.3f updates_per_s=%s\n",
-                static_cast<long long>(epoch), train_rmse, test_rmse, seconds,
-                rotor::examples::sci(static_cast<double>(ratings.size()) / sgd).c_str());
+    rotor::report_metric("train_rmse", train_rmse, epoch); // --rotor-metrics=FILE (rotor-plot)
+    if (!test.empty()) {
+      rotor::report_metric("test_rmse", test_rmse, epoch);
+    }
+    std::printf("epoch=%lld train_rmse=%.4f%s seconds=%.3f updates_per_s=%s\n",
+                static_cast<long long>(epoch), train_rmse, test_words(test, test_rmse).c_str(),
+                seconds, rotor::examples::sci(static_cast<double>(ratings.size()) / sgd).c_str());
     std::fflush(stdout);
   }
 
@@ -137,9 +152,10 @@ int run(int argc, char** argv) {
   std::uint64_t hash = rotor::examples::fnv1a(W.data(), sizeof(float) * W.size());
   hash = rotor::examples::fnv1a(H.data(), sizeof(float) * H.size(), hash);
   const double updates = static_cast<double>(ratings.size()) * static_cast<double>(epochs);
-  std::printf("final epochs=%lld train_rmse=%.4f test_rmse=%.4f seconds=%.3g updates_per_s=%s "
+  std::printf("final epochs=%lld train_rmse=%.4f%s seconds=%.3g updates_per_s=%s "
               "model_hash=%s\n",
-              static_cast<long long>(epochs), train_rmse, test_rmse, total_seconds,
+              static_cast<long long>(epochs), train_rmse, test_words(test, test_rmse).c_str(),
+              total_seconds,
               rotor::examples::sci(sgd_seconds > 0 ? updates / sgd_seconds : 0).c_str(),
               rotor::examples::hex64(hash).c_str());
   return 0;
@@ -148,7 +164,13 @@ int run(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
-  rotor::Session session(argc, argv);
+  std::unique_ptr<rotor::Session> session;
+  try { // a bad --rotor-* flag or an unwritable --rotor-metrics/trace file: one line, exit 2
+    session = std::make_unique<rotor::Session>(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "sgd_mf: error: %s\n", e.what());
+    return 2;
+  }
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {

@@ -3,6 +3,7 @@
 #include <clang/AST/QualTypeNames.h>
 
 #include <cctype>
+#include <cstdint>
 
 namespace rotor::frontend {
 
@@ -24,13 +25,24 @@ bool is_dist_array(QualType t) {
   return rotor_specialization(t, "rotor::DistArray") != nullptr;
 }
 
+/// Ranks past this are no real program's (the frontend would build models of that many
+/// subscripts or fields): they lower as rank 0, which the plan and the loop header refuse.
+namespace {
+constexpr std::int64_t kMaxRank = 64;
+
+int checked_rank(const TemplateArgument& arg) {
+  const std::int64_t n = arg.getAsIntegral().getExtValue();
+  return n >= 1 && n <= kMaxRank ? static_cast<int>(n) : 0;
+}
+} // namespace
+
 int dist_array_rank(QualType t) {
   const auto* spec = rotor_specialization(t, "rotor::DistArray");
   if (spec == nullptr || spec->getTemplateArgs().size() < 2 ||
       spec->getTemplateArgs()[1].getKind() != TemplateArgument::Integral) {
     return 1;
   }
-  return static_cast<int>(spec->getTemplateArgs()[1].getAsIntegral().getExtValue());
+  return checked_rank(spec->getTemplateArgs()[1]);
 }
 
 std::string dist_array_element(QualType t) {
@@ -57,7 +69,7 @@ int index_space_rank(QualType t) {
       spec->getTemplateArgs()[0].getKind() != TemplateArgument::Integral) {
     return 0;
   }
-  return static_cast<int>(spec->getTemplateArgs()[0].getAsIntegral().getExtValue());
+  return checked_rank(spec->getTemplateArgs()[0]);
 }
 
 bool is_accumulator(QualType t) {

@@ -276,6 +276,9 @@ void write_checkpoint(const codegen::LoopSpec& spec) {
     try {
       std::error_code ec;
       std::filesystem::create_directories(dir, ec);
+      if (ec) { // one line, before HDF5 prints its error stack for the file
+        fail("cannot create directory " + dir + ": " + ec.message());
+      }
       hid_t file = H5Fcreate(tmp_path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
       if (file < 0) {
         fail("cannot create " + tmp_path + ": " + std::strerror(errno));

@@ -1,0 +1,199 @@
+// rotor-frontend-fuzz: mutates annotated C++ sources and checks the frontend on each mutant
+// (FrontendOracle.h), or replays files unmutated.
+//
+//   rotor-frontend-fuzz --config rotor-cc.cfg [--seconds S] [--inputs N] [--seed X]
+//                       [--out DIR] [--timeout S] [-I DIR]... SEED.cpp|DIR...
+//   rotor-frontend-fuzz --config rotor-cc.cfg --replay [-I DIR]... FILE.cpp|DIR...
+//
+// Before each input it writes DIR/current.cpp (and current.edits): when the process dies, that
+// file is the crashing input (bench/fuzz/run_frontend_fuzz.sh collects it); an input that takes
+// longer than --timeout seconds (default 60) ends the process the same way. A failed check writes
+// DIR/failure-N.cpp and .txt. Exit status: 0 when every check held, 1 otherwise, 2 on bad usage.
+#include "FrontendOracle.h"
+#include "SourceMutator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Args {
+  std::string config;
+  double seconds = 0;
+  long inputs = 0;
+  std::uint64_t seed = 1;
+  unsigned timeout = 60; ///< seconds per input; past it the process dies (a hang is a crash)
+  std::string out = "frontend-fuzz-out";
+  bool replay = false;
+  bool verbose = false;
+  std::vector<std::string> includes;
+  std::vector<std::string> paths;
+};
+
+[[noreturn]] void usage(const std::string& why) {
+  std::cerr << "rotor-frontend-fuzz: " << why
+            << "\nusage: rotor-frontend-fuzz --config CFG [--seconds S] [--inputs N] [--seed X] "
+               "[--out DIR] [--timeout S] [--replay] [-v] [-I DIR]... FILE|DIR...\n";
+  std::exit(2);
+}
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string s = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        usage(s + " needs a value");
+      }
+      return argv[++i];
+    };
+    try {
+      if (s == "--config") {
+        a.config = value();
+      } else if (s == "--seconds") {
+        a.seconds = std::stod(value());
+      } else if (s == "--inputs") {
+        a.inputs = std::stol(value());
+      } else if (s == "--seed") {
+        a.seed = std::stoull(value());
+      } else if (s == "--timeout") {
+        a.timeout = static_cast<unsigned>(std::stoul(value()));
+      } else if (s == "--out") {
+        a.out = value();
+      } else if (s == "--replay") {
+        a.replay = true;
+      } else if (s == "-v") {
+        a.verbose = true;
+      } else if (s == "-I") {
+        a.includes.push_back("-I" + value());
+      } else if (!s.empty() && s[0] == '-') {
+        usage("unknown option '" + s + "'");
+      } else {
+        a.paths.push_back(s);
+      }
+    } catch (const std::logic_error&) {
+      usage("bad number for " + s);
+    }
+  }
+  if (a.config.empty() || a.paths.empty()) {
+    usage("--config and at least one file or directory are needed");
+  }
+  if (!a.replay && a.seconds <= 0 && a.inputs <= 0) {
+    usage("--seconds or --inputs is needed");
+  }
+  return a;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// The .cpp files named or found (not recursively) in the named directories, sorted; golden
+/// outputs (*.expected.cpp) are not sources.
+std::vector<rotor_fuzz::SeedSource> load_sources(const std::vector<std::string>& paths) {
+  std::vector<fs::path> files;
+  for (const auto& p : paths) {
+    if (fs::is_directory(p)) {
+      for (const auto& e : fs::directory_iterator(p)) {
+        const std::string n = e.path().filename().string();
+        if (e.path().extension() == ".cpp" && n.find(".expected.") == std::string::npos) {
+          files.push_back(fs::absolute(e.path()));
+        }
+      }
+    } else if (fs::is_regular_file(p)) {
+      files.push_back(fs::absolute(p));
+    } else {
+      std::cerr << "rotor-frontend-fuzz: " << p << ": no such file or directory\n";
+      std::exit(2);
+    }
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<rotor_fuzz::SeedSource> out;
+  for (const auto& f : files) {
+    out.push_back({f.string(), read_file(f)});
+  }
+  return out;
+}
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const Args a = parse(argc, argv);
+  const auto sources = load_sources(a.paths);
+  if (sources.empty()) {
+    usage("no .cpp files found");
+  }
+  fs::create_directories(a.out);
+  const rotor::frontend::Options options = rotor_fuzz::options_from_config(a.config, a.includes);
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  rotor_fuzz::SourceMutator mutator(sources, a.seed);
+  long inputs = 0, parsed = 0, loops = 0, parallel = 0, failures = 0;
+  std::uint64_t check_seed = a.seed;
+  for (;;) {
+    if (a.replay
+            ? inputs >= static_cast<long>(sources.size())
+            : ((a.inputs > 0 && inputs >= a.inputs) || (a.seconds > 0 && elapsed() >= a.seconds))) {
+      break;
+    }
+    rotor_fuzz::Mutant m;
+    if (a.replay) {
+      m.seed = static_cast<int>(inputs);
+      m.text = sources[static_cast<std::size_t>(inputs)].text;
+      m.edits = "(unmutated)\n";
+    } else {
+      m = mutator.next();
+    }
+    const std::string& name = sources[static_cast<std::size_t>(m.seed)].path;
+    write(fs::path(a.out) / "current.cpp", m.text);
+    write(fs::path(a.out) / "current.edits", name + "\n" + m.edits);
+    alarm(a.timeout); // SIGALRM ends the process: current.cpp stays as the hanging input
+    const auto r = rotor_fuzz::check_source(m.text, name, options, ++check_seed, !a.verbose);
+    alarm(0);
+    ++inputs;
+    parsed += r.parsed ? 1 : 0;
+    loops += r.loops;
+    parallel += r.parallel_loops;
+    if (a.verbose || !r.failures.empty()) {
+      std::cout << (r.failures.empty() ? "ok   " : "FAIL ") << name << " (" << r.loops << " loops, "
+                << r.parallel_loops << " parallel)\n";
+    }
+    if (!r.failures.empty()) {
+      ++failures;
+      const fs::path stem = fs::path(a.out) / ("failure-" + std::to_string(failures));
+      write(stem.string() + ".cpp", m.text);
+      std::string report = "seed file: " + name + "\nedits:\n" + m.edits + "failures:\n";
+      for (const auto& f : r.failures) {
+        report += f + "\n";
+        std::cout << "  " << f << "\n";
+      }
+      write(stem.string() + ".txt", report);
+    }
+  }
+  fs::remove(fs::path(a.out) / "current.cpp");
+  fs::remove(fs::path(a.out) / "current.edits");
+  std::printf("frontend fuzz: %ld inputs (%ld accepted), %ld loops planned (%ld parallel, all "
+              "checked), %ld failed checks, %.1f s\n",
+              inputs, parsed, loops, parallel, failures, elapsed());
+  return failures == 0 ? 0 : 1;
+}
