@@ -51,17 +51,20 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "rotation_bench: --mode must be plain or rotor\n");
     return 2;
   }
-  // every rank generates the same ratings (a replicated dataset; the first parallel loop
-  // keeps each rank's share only)
-  std::vector<Rating> records(static_cast<std::size_t>(ratings_n));
-  for (long n = 0; n < ratings_n; ++n) {
+  // each rank generates its share of the ratings, as a loader reads its byte range of a file
+  // (a distributed dataset: the first parallel loop moves records to the rank of their block)
+  const long first = ratings_n * session.rank() / session.ranks();
+  const long last = ratings_n * (session.rank() + 1) / session.ranks();
+  std::vector<Rating> records(static_cast<std::size_t>(last - first));
+  for (long n = first; n < last; ++n) {
     std::uint64_t h = rotor::detail::counter_bits(42, 0, static_cast<std::uint64_t>(n));
-    records[static_cast<std::size_t>(n)] = {
+    records[static_cast<std::size_t>(n - first)] = {
         static_cast<std::int32_t>(h % static_cast<std::uint64_t>(users)),
         static_cast<std::int32_t>((h >> 24) % static_cast<std::uint64_t>(items)),
         1.0f + static_cast<float>((h >> 48) % 5)};
   }
-  rotor::Dataset<Rating> ratings(std::move(records));
+  auto ratings =
+      rotor::Dataset<Rating>::distributed(std::move(records), static_cast<std::uint64_t>(first));
   rotor::DistArray<float, 2> W({users, k}), H({items, k});
   W.fill_normal(0.f, 0.1f, 1);
   H.fill_normal(0.f, 0.1f, 2);

@@ -449,47 +449,84 @@ private:
   std::deque<Send> sends_;
 };
 
-/// Makes every rank's copy of the box-moved arrays whole: each rank sends what it owns last.
+/// The address of `box` in array `a` when its elements are one contiguous range (every
+/// dimension after the first is whole), else null.
+char* contiguous_range(const ArrayBinding& a, const Box& box) {
+  std::size_t row = a.elem_bytes;
+  for (std::size_t d = 1; d < a.shape.size(); ++d) {
+    if (box.lo[d] != 0 || box.hi[d] != a.shape[d]) {
+      return nullptr;
+    }
+    row *= static_cast<std::size_t>(a.shape[d]);
+  }
+  return a.data + static_cast<std::size_t>(box.lo[0]) * row;
+}
+
+/// Posts a send or receive of `bytes` at `data` in pieces below MPI's int count (matched in
+/// order: both sides post the same boxes in the same order).
+void post_range(std::vector<Comm::Request>& reqs, char* data, std::size_t bytes, int peer,
+                bool send) {
+  constexpr std::size_t piece = std::size_t{1} << 30;
+  constexpr int tag = 31002;
+  for (std::size_t off = 0; off < bytes; off += piece) {
+    const std::size_t len = std::min(piece, bytes - off);
+    reqs.push_back(send ? comm().isend(data + off, len, peer, tag)
+                        : comm().irecv(data + off, len, peer, tag));
+  }
+}
+
+/// Makes every rank's copy of the box-moved arrays whole: the rank of the last cell that
+/// touched a box sends it to every other rank, point to point, straight from and into the
+/// arrays when the box is a contiguous range (row blocks); other boxes go through a packed copy.
 void end_sync(const MovePlan& plan, std::vector<ArrayBinding>& arrays) {
   Comm& c = comm();
-  const int me = c.rank();
-  std::size_t bytes = 0;
+  const int me = c.rank(), ranks = c.size();
+  std::vector<Comm::Request> reqs;
+  struct Staged {
+    int array = 0;
+    const Box* box = nullptr;
+    std::vector<char> bytes;
+  };
+  std::deque<Staged> staged; // stable addresses while requests are in flight
   for (int ai : plan.box_arrays) {
+    ArrayBinding& a = arrays[ai];
     for (std::size_t k = 0; k < plan.end_owned[ai].size(); ++k) {
-      if (plan.end_owner[ai][k] == me) {
-        bytes += box_bytes(plan.end_owned[ai][k], arrays[ai]);
+      const Box& box = plan.end_owned[ai][k];
+      const int owner = plan.end_owner[ai][k];
+      const std::size_t bytes = box_bytes(box, a);
+      if (bytes == 0) {
+        continue;
       }
-    }
-  }
-  std::vector<char> mine = buffer_pool().take(bytes);
-  std::size_t at = 0;
-  for (int ai : plan.box_arrays) {
-    const ArrayBinding& a = arrays[ai];
-    for (std::size_t k = 0; k < plan.end_owned[ai].size(); ++k) {
-      if (plan.end_owner[ai][k] == me) {
-        at += pack_box(a.data, a.shape, a.elem_bytes, plan.end_owned[ai][k], mine.data() + at);
-      }
-    }
-  }
-  std::vector<std::size_t> offsets;
-  std::vector<char> all = buffer_pool().take(0);
-  c.allgatherv_into(mine.data(), mine.size(), all, offsets);
-  for (int r = 0; r < c.size(); ++r) {
-    if (r == me) {
-      continue;
-    }
-    std::size_t off = offsets[r];
-    for (int ai : plan.box_arrays) {
-      ArrayBinding& a = arrays[ai];
-      for (std::size_t k = 0; k < plan.end_owned[ai].size(); ++k) {
-        if (plan.end_owner[ai][k] == r) {
-          off += unpack_box(a.data, a.shape, a.elem_bytes, plan.end_owned[ai][k], all.data() + off);
+      char* direct = contiguous_range(a, box);
+      if (owner == me) {
+        char* from = direct;
+        if (!from) {
+          staged.push_back(Staged{ai, &box, buffer_pool().take(bytes)});
+          pack_box(a.data, a.shape, a.elem_bytes, box, staged.back().bytes.data());
+          from = staged.back().bytes.data();
+          staged.back().box = nullptr; // sent, nothing to unpack
         }
+        for (int r = 0; r < ranks; ++r) {
+          if (r != me) {
+            post_range(reqs, from, bytes, r, true);
+          }
+        }
+      } else if (direct) {
+        post_range(reqs, direct, bytes, owner, false);
+      } else {
+        staged.push_back(Staged{ai, &box, buffer_pool().take(bytes)});
+        post_range(reqs, staged.back().bytes.data(), bytes, owner, false);
       }
     }
   }
-  buffer_pool().give(std::move(mine));
-  buffer_pool().give(std::move(all));
+  c.wait_all(reqs);
+  for (Staged& st : staged) {
+    if (st.box) {
+      ArrayBinding& a = arrays[st.array];
+      unpack_box(a.data, a.shape, a.elem_bytes, *st.box, st.bytes.data());
+    }
+    buffer_pool().give(std::move(st.bytes));
+  }
 }
 
 /// Written arrays whose blocks do not follow the partition: every rank sends the elements it
@@ -600,11 +637,17 @@ void replicate(SpaceAccess& space) {
     return;
   }
   if (c.size() == 1) {
-    space.replace(
-        std::vector<char>(space.record_data(),
-                          space.record_data() + space.local_count() * space.record_bytes()),
-        space.ids(), false);
+    space.resize_local(space.local_count(), false);
     return;
+  }
+  std::vector<std::uint32_t>* origin = space.origin();
+  std::int64_t with_origin = origin && !origin->empty() ? 1 : 0;
+  c.allreduce_max(&with_origin, 1);
+  if (with_origin) {
+    std::vector<std::size_t> o_offs;
+    std::vector<char> o = c.allgatherv(origin->data(), origin->size() * 4, o_offs);
+    origin->resize(o.size() / 4);
+    std::memcpy(origin->data(), o.data(), o.size());
   }
   std::vector<std::size_t> offs;
   std::vector<char> all =
@@ -618,6 +661,47 @@ void replicate(SpaceAccess& space) {
     std::memcpy(ids.data(), id_bytes.data(), id_bytes.size());
   }
   space.replace(std::move(all), std::move(ids), false);
+}
+
+/// Puts the records back in the dataset's order (serial loops) when a parallel loop reordered
+/// them: record i goes to position origin[i], in place (swaps along cycles).
+void restore_order(SpaceAccess& space) {
+  std::vector<std::uint32_t>* origin = space.origin();
+  if (!origin || origin->empty()) {
+    return;
+  }
+  const std::size_t n = space.local_count(), rb = space.record_bytes();
+  std::vector<std::uint32_t>& o = *origin;
+  if (o.size() != n) {
+    throw std::logic_error("rotor: internal: record positions do not match the records");
+  }
+  std::vector<bool> seen(n, false);
+  for (std::uint32_t p : o) {
+    if (p >= n || seen[p]) {
+      throw std::logic_error("rotor: internal: record positions are not a permutation");
+    }
+    seen[p] = true;
+  }
+  char* recs = space.record_data();
+  auto& ids = space.ids();
+  const bool with_ids = ids.size() == n;
+  std::vector<char> tmp(rb);
+  for (std::size_t i = 0; i < n; ++i) {
+    while (o[i] != i) {
+      const std::size_t j = o[i];
+      std::memcpy(tmp.data(), recs + j * rb, rb);
+      std::memcpy(recs + j * rb, recs + i * rb, rb);
+      std::memcpy(recs + i * rb, tmp.data(), rb);
+      if (with_ids) {
+        std::swap(ids[i], ids[j]);
+      }
+      std::swap(o[i], o[j]);
+    }
+  }
+  o = std::vector<std::uint32_t>();
+  if (std::uint64_t* version = space.version()) {
+    ++*version; // cached layouts no longer match the order
+  }
 }
 
 /// Runs `fn(slot)` for the slots in `active` concurrently in the session's arena.
@@ -754,6 +838,9 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
   if (mode == Mode::serial) {
     const auto g0 = probe.now();
     replicate(space);
+    if (!space.is_index_space()) {
+      restore_order(space);
+    }
     probe.rank_phase(SpanKind::layout, g0, probe.now());
     if (want_order) {
       space.ensure_ids();
@@ -783,6 +870,13 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
       req.kind = Kind::serial;
     }
     req.field_keys = partition_fields(spec, space);
+    if (!space.is_index_space() && !skewed && !spec.ordered &&
+        (req.kind == Kind::independent || req.kind == Kind::data_parallel)) {
+      // valid in any record order and distribution: the records stay as an earlier loop laid
+      // them out (no relayout when plans alternate over one dataset); each rank's threads split
+      // its records, and written arrays are synced by difference
+      req.field_keys.clear();
+    }
     req.threads = threads;
     req.ranks = skewed ? 1 : c.size();
     req.rank = skewed ? 0 : c.rank();
@@ -998,6 +1092,11 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
     summary = s.str();
   }
 
+  if (spec.writes_records && !space.is_index_space()) {
+    if (std::uint64_t* version = space.version()) {
+      ++*version; // the body changed records: the next loop checks their keys
+    }
+  }
   probe.end_execute();
   if (session_state().settings.verbose && (c.rank() == 0 || std::getenv("ROTOR_VERBOSE_ALL")) &&
       !quiet()) {

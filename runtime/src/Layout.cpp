@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 
@@ -39,10 +40,7 @@ void transformed_keys(const LayoutRequest& req, SpaceAccess& space, std::size_t 
   }
 }
 
-bool layout_valid(const RecordLayout& l, const LayoutRequest& req, SpaceAccess& space) {
-  if (l.data != space.record_data() || l.count != space.local_count()) {
-    return false;
-  }
+bool keys_fit(const RecordLayout& l, const LayoutRequest& req, SpaceAccess& space) {
   const Schedule& s = l.schedule;
   const int f = s.fields();
   if (f == 0 && !req.ordered) {
@@ -88,6 +86,21 @@ bool layout_valid(const RecordLayout& l, const LayoutRequest& req, SpaceAccess& 
   return true;
 }
 
+bool layout_valid(RecordLayout& l, const LayoutRequest& req, SpaceAccess& space) {
+  if (l.data != space.record_data() || l.count != space.local_count()) {
+    return false;
+  }
+  std::uint64_t* version = space.version();
+  if (version && *version == l.version) {
+    return true; // nothing touched the records since they were laid out or checked
+  }
+  const bool ok = keys_fit(l, req, space);
+  if (ok && version) {
+    l.version = *version;
+  }
+  return ok;
+}
+
 /// Sort key of a record inside its cell for ordered loops: the transformed plan fields, then
 /// every key in declaration order.
 std::vector<std::int64_t> order_key(const LayoutRequest& req, const std::vector<std::int64_t>& k) {
@@ -99,6 +112,291 @@ std::vector<std::int64_t> order_key(const LayoutRequest& req, const std::vector<
   }
   out.insert(out.end(), k.begin(), k.end());
   return out;
+}
+
+/// Any-order plans (independent, data_parallel) over records that need not move: this rank's
+/// threads split its records as they lie, whatever an earlier loop made of their order.
+RecordLayout share_layout(const LayoutRequest& req, SpaceAccess& space) {
+  RecordLayout l;
+  l.schedule = make_schedule(req.kind, {}, req.workers, req.threads);
+  const std::size_t n = space.local_count();
+  const int cells = l.schedule.cells;
+  l.seg_begin.assign(static_cast<std::size_t>(cells), 0);
+  l.seg_end.assign(static_cast<std::size_t>(cells), 0);
+  const int first = req.rank * req.threads;
+  for (int t = 0; t < req.threads && first + t < cells; ++t) {
+    const auto tt = static_cast<std::size_t>(t);
+    const auto threads = static_cast<std::size_t>(req.threads);
+    l.seg_begin[first + t] = n * tt / threads;
+    l.seg_end[first + t] = n * (tt + 1) / threads;
+  }
+  l.data = space.record_data();
+  l.count = n;
+  return l;
+}
+
+/// Stable counting sort by `bucket(i)` in [0, buckets): order[k] = the local record that goes
+/// to position k; `starts` gets buckets + 1 boundaries.
+template <class Bucket>
+std::vector<std::uint32_t> counting_order(std::size_t n, int buckets, Bucket&& bucket,
+                                          std::vector<std::size_t>& starts) {
+  if (n >= (std::size_t{1} << 32)) {
+    throw std::length_error("rotor: more than 2^32 records on one rank");
+  }
+  starts.assign(static_cast<std::size_t>(buckets) + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    ++starts[static_cast<std::size_t>(bucket(i)) + 1];
+  }
+  std::partial_sum(starts.begin(), starts.end(), starts.begin());
+  std::vector<std::uint32_t> order(n);
+  std::vector<std::size_t> next(starts.begin(), starts.end() - 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    order[next[static_cast<std::size_t>(bucket(i))]++] = static_cast<std::uint32_t>(i);
+  }
+  return order;
+}
+
+/// Puts the record at order[k] to position k, in place cycle by cycle (no second copy of the
+/// records), with its id and origin. When `track` and the records had no origin yet, their
+/// origin becomes `order` itself (local positions are then positions in the dataset's order).
+void permute_in_place(SpaceAccess& space, std::vector<std::uint32_t> order, bool track) {
+  const std::size_t n = order.size();
+  bool identity = true;
+  for (std::size_t i = 0; i < n && identity; ++i) {
+    identity = order[i] == i;
+  }
+  if (identity) {
+    return;
+  }
+  const std::size_t rb = space.record_bytes();
+  char* recs = space.record_data();
+  auto& ids = space.ids();
+  const bool with_ids = ids.size() == n;
+  std::vector<std::uint32_t>* origin = space.origin();
+  const bool with_origin = origin && origin->size() == n && n > 0;
+  std::vector<char> tmp(rb);
+  std::vector<bool> done(n, false);
+  for (std::size_t start = 0; start < n; ++start) {
+    if (done[start] || order[start] == start) {
+      continue;
+    }
+    std::memcpy(tmp.data(), recs + start * rb, rb);
+    const std::uint64_t tmp_id = with_ids ? ids[start] : 0;
+    const std::uint32_t tmp_origin = with_origin ? (*origin)[start] : 0;
+    std::size_t j = start;
+    while (order[j] != start) {
+      std::memcpy(recs + j * rb, recs + order[j] * rb, rb);
+      if (with_ids) {
+        ids[j] = ids[order[j]];
+      }
+      if (with_origin) {
+        (*origin)[j] = (*origin)[order[j]];
+      }
+      done[j] = true;
+      j = order[j];
+    }
+    std::memcpy(recs + j * rb, tmp.data(), rb);
+    if (with_ids) {
+      ids[j] = tmp_id;
+    }
+    if (with_origin) {
+      (*origin)[j] = tmp_origin;
+    }
+    done[j] = true;
+  }
+  if (track && !with_origin && origin) {
+    *origin = std::move(order);
+  }
+}
+
+/// Replicated records at several ranks: each rank keeps the records of its own cells (compacted
+/// in place, order kept), remembering their positions; the dataset becomes distributed.
+template <class RankOf>
+void keep_own_records(SpaceAccess& space, RankOf&& rank_of, bool track,
+                      std::vector<std::int64_t>* keys, int nkeys) {
+  const int me = comm().rank();
+  const std::size_t n = space.local_count(), rb = space.record_bytes();
+  char* recs = space.record_data();
+  auto& ids = space.ids();
+  const bool with_ids = ids.size() == n;
+  std::vector<std::uint32_t>* origin = space.origin();
+  const bool had_origin = origin && origin->size() == n && n > 0;
+  std::vector<std::uint32_t> kept_origin;
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (rank_of(i) != me) {
+      continue;
+    }
+    if (k != i) {
+      std::memmove(recs + k * rb, recs + i * rb, rb);
+      if (with_ids) {
+        ids[k] = ids[i];
+      }
+      if (keys) {
+        std::copy(keys->begin() + i * nkeys, keys->begin() + (i + 1) * nkeys,
+                  keys->begin() + k * nkeys);
+      }
+    }
+    if (had_origin) {
+      (*origin)[k] = (*origin)[i];
+    } else if (track) {
+      kept_origin.push_back(static_cast<std::uint32_t>(i));
+    }
+    ++k;
+  }
+  space.resize_local(k, true);
+  if (with_ids) {
+    ids.resize(k);
+  }
+  if (had_origin) {
+    origin->resize(k);
+  } else if (track) {
+    *origin = std::move(kept_origin);
+  }
+  if (keys) {
+    keys->resize(k * static_cast<std::size_t>(nkeys));
+  }
+}
+
+/// Posts sends (or receives) of `bytes` at `data` in pieces below MPI's int count.
+void post_pieces(std::vector<Comm::Request>& reqs, char* data, std::size_t bytes, int peer,
+                 bool send) {
+  constexpr std::size_t piece = std::size_t{1} << 30;
+  constexpr int tag = 31001;
+  for (std::size_t off = 0; off < bytes; off += piece) {
+    const std::size_t len = std::min(piece, bytes - off);
+    reqs.push_back(send ? comm().isend(data + off, len, peer, tag)
+                        : comm().irecv(data + off, len, peer, tag));
+  }
+}
+
+/// Distributed records: every record goes to the rank `rank_of(i)`. The records are grouped by
+/// destination in place and sent from where they lie; what arrives is appended to the records
+/// this rank keeps (sources in rank order). Ids and origins (set from the global positions
+/// `offset + i` when `track` and not set yet) travel with them.
+template <class RankOf>
+void exchange_records(SpaceAccess& space, RankOf&& rank_of, bool track, std::uint64_t offset) {
+  Comm& c = comm();
+  const int me = c.rank(), ranks = c.size();
+  std::size_t n = space.local_count();
+  const std::size_t rb = space.record_bytes();
+  std::vector<std::uint32_t>* origin = space.origin();
+  if (!track && origin) {
+    origin->clear();
+  }
+  if (track && origin->size() != n) {
+    origin->resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      (*origin)[i] = static_cast<std::uint32_t>(offset + i);
+    }
+  }
+  std::int64_t with_ids = space.ids().size() == n && n > 0 ? 1 : 0;
+  c.allreduce_max(&with_ids, 1);
+  if (with_ids && space.ids().size() != n) {
+    throw std::logic_error("rotor: internal: record ids kept on some ranks only");
+  }
+  // grouped by destination (stable: a destination gets its records in their order), this
+  // rank's own records first: bucket (dest - me) mod ranks
+  std::vector<std::size_t> grouped;
+  permute_in_place(
+      space,
+      counting_order(
+          n, ranks, [&](std::size_t i) { return (rank_of(i) - me + ranks) % ranks; }, grouped),
+      false);
+  // counts[r * ranks + q]: records rank r sends to rank q
+  std::vector<std::size_t> begin_of(static_cast<std::size_t>(ranks));
+  std::vector<std::uint64_t> mine(static_cast<std::size_t>(ranks));
+  for (int q = 0; q < ranks; ++q) {
+    const int b = (q - me + ranks) % ranks;
+    begin_of[q] = grouped[b];
+    mine[q] = grouped[b + 1] - grouped[b];
+  }
+  std::vector<std::size_t> offs;
+  std::vector<char> all = c.allgatherv(mine.data(), mine.size() * sizeof(std::uint64_t), offs);
+  std::vector<std::uint64_t> counts(all.size() / sizeof(std::uint64_t));
+  std::memcpy(counts.data(), all.data(), all.size());
+  std::size_t incoming = 0;
+  for (int r = 0; r < ranks; ++r) {
+    incoming += r == me ? 0 : counts[static_cast<std::size_t>(r) * ranks + me];
+  }
+  std::vector<char> in(incoming * rb);
+  std::vector<std::uint64_t> in_ids(with_ids ? incoming : 0);
+  std::vector<std::uint32_t> in_origin(track ? incoming : 0);
+  std::vector<Comm::Request> reqs;
+  std::size_t at = 0;
+  for (int r = 0; r < ranks; ++r) {
+    const std::size_t cnt = r == me ? 0 : counts[static_cast<std::size_t>(r) * ranks + me];
+    if (cnt) {
+      post_pieces(reqs, in.data() + at * rb, cnt * rb, r, false);
+      if (with_ids) {
+        post_pieces(reqs, reinterpret_cast<char*>(in_ids.data() + at), cnt * 8, r, false);
+      }
+      if (track) {
+        post_pieces(reqs, reinterpret_cast<char*>(in_origin.data() + at), cnt * 4, r, false);
+      }
+    }
+    at += cnt;
+  }
+  char* recs = space.record_data();
+  auto& ids = space.ids();
+  for (int q = 0; q < ranks; ++q) {
+    const std::size_t cnt = q == me ? 0 : mine[q];
+    if (cnt) {
+      post_pieces(reqs, recs + begin_of[q] * rb, cnt * rb, q, true);
+      if (with_ids) {
+        post_pieces(reqs, reinterpret_cast<char*>(ids.data() + begin_of[q]), cnt * 8, q, true);
+      }
+      if (track) {
+        post_pieces(reqs, reinterpret_cast<char*>(origin->data() + begin_of[q]), cnt * 4, q, true);
+      }
+    }
+  }
+  c.wait_all(reqs);
+
+  // the records of this rank in source-rank order (its own among them at its rank's place), so
+  // a cell's records keep the dataset's order
+  const std::size_t kept = mine[me], first = begin_of[me];
+  std::size_t lower = 0; // records that came from lower ranks
+  for (int r = 0; r < me; ++r) {
+    lower += counts[static_cast<std::size_t>(r) * ranks + me];
+  }
+  const std::size_t m = kept + incoming;
+  space.resize_local(std::max(n, m), true);
+  recs = space.record_data();
+  std::memmove(recs + lower * rb, recs + first * rb, kept * rb);
+  std::memcpy(recs, in.data(), lower * rb);
+  std::memcpy(recs + (lower + kept) * rb, in.data() + lower * rb, (incoming - lower) * rb);
+  space.resize_local(m, true);
+  in = std::vector<char>();
+  auto place = [&](auto& local, const auto& arrived) {
+    local.resize(std::max(n, m));
+    std::move_backward(local.begin() + first, local.begin() + first + kept,
+                       local.begin() + lower + kept);
+    std::copy(arrived.begin(), arrived.begin() + lower, local.begin());
+    std::copy(arrived.begin() + lower, arrived.end(), local.begin() + lower + kept);
+    local.resize(m);
+  };
+  if (with_ids) {
+    place(ids, in_ids);
+  } else {
+    ids.clear();
+  }
+  if (track) {
+    place(*origin, in_origin);
+  }
+}
+
+/// Caches a new layout: the records were (possibly) reordered, so the change counter moves on
+/// and other loops' cached layouts are checked against the keys again.
+const RecordLayout& store(const CacheKey& key, RecordLayout layout, SpaceAccess& space) {
+  if (std::uint64_t* version = space.version()) {
+    layout.version = ++*version;
+  }
+  layout.data = space.record_data();
+  layout.count = space.local_count();
+  auto& slot = cache()[key];
+  slot = std::move(layout);
+  return slot;
 }
 
 } // namespace
@@ -120,8 +418,13 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
   Comm& c = comm();
   const bool moves = req.ranks > 1;
   const bool global = moves && space.distributed();
+  const int f = static_cast<int>(req.field_keys.size());
+  const bool skewed = req.matrix && !req.matrix->empty();
   CacheKey key{space.identity(),           req.spec->file, req.spec->line, req.workers,
                static_cast<int>(req.kind), req.ranks};
+  if (f == 0 && !req.ordered && !skewed && (!moves || space.distributed())) {
+    return cache()[key] = share_layout(req, space);
+  }
   auto it = cache().find(key);
   std::int64_t invalid = (it == cache().end() || !layout_valid(it->second, req, space)) ? 1 : 0;
   if (moves) {
@@ -132,11 +435,10 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
   }
 
   const int nkeys = space.key_count();
-  const int f = static_cast<int>(req.field_keys.size());
   std::size_t n = space.local_count();
   // keys are kept in memory only where they are needed again (ordered or skewed loops);
   // otherwise they are extracted from the records on every pass (peak memory ~ the records)
-  const bool keep_keys = req.ordered || (req.matrix && !req.matrix->empty());
+  const bool keep_keys = req.ordered || skewed;
   std::vector<std::int64_t> keys;
   std::vector<std::int64_t> scratch(static_cast<std::size_t>(f) + 1);
   std::vector<std::int64_t> one(static_cast<std::size_t>(nkeys) + 1);
@@ -160,6 +462,15 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
   Schedule& s = layout.schedule;
   s = make_schedule(req.kind, req.field_keys, req.workers, req.threads);
   s.key_min.assign(f, 0);
+  if (s.cells == 1 && !moves && !req.ordered && !skewed) {
+    // one cell on one rank (one worker): every record is in it, in the order it has
+    for (int j = 0; j < f; ++j) {
+      s.bounds.push_back(equal_boundaries(0, 1));
+    }
+    layout.seg_begin = {0};
+    layout.seg_end = {n};
+    return store(key, std::move(layout), space);
+  }
   for (int j = 0; j < f; ++j) {
     const int fk = req.field_keys[j];
     std::int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -192,16 +503,16 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
     s.bounds.push_back(balanced_boundaries(hist, s.blocks[j]));
   }
 
-  // 2. the cell of every local record
-  std::int64_t offset = 0; // global position of this rank's first record (independent plans)
-  std::int64_t total = static_cast<std::int64_t>(n);
-  if (f == 0 && global) {
+  // 2. the cell of a local record; the global position of this rank's first record (its
+  // records' positions in the dataset's order, rank by rank)
+  std::uint64_t offset = 0, total = n;
+  if (global) {
     std::vector<std::size_t> offs;
-    std::int64_t mine = static_cast<std::int64_t>(n);
+    std::uint64_t mine = n;
     auto all = c.allgatherv(&mine, sizeof mine, offs);
     total = 0;
     for (int r = 0; r < c.size(); ++r) {
-      std::int64_t v = 0;
+      std::uint64_t v = 0;
       std::memcpy(&v, all.data() + offs[r], sizeof v);
       if (r < c.rank()) {
         offset += v;
@@ -209,157 +520,86 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
       total += v;
     }
   }
+  // origin: positions fit in 32 bits (larger datasets are not tracked: serial loops then run
+  // in the laid-out order)
+  const bool track = space.origin() != nullptr && total < (std::uint64_t{1} << 32);
+  // block of each key value per field, as a table where the key range is small
+  std::vector<std::vector<int>> block_table(static_cast<std::size_t>(f));
+  for (int j = 0; j < f; ++j) {
+    const std::vector<std::int64_t>& starts = s.bounds[j].starts;
+    if (s.bounds[j].extent() <= (std::int64_t{1} << 24)) {
+      block_table[j].resize(static_cast<std::size_t>(s.bounds[j].extent()));
+      for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
+        std::fill(block_table[j].begin() + starts[b], block_table[j].begin() + starts[b + 1],
+                  static_cast<int>(b));
+      }
+    }
+  }
   auto cell_of_record = [&](std::size_t i) {
     if (f == 0) {
-      return static_cast<int>((static_cast<std::int64_t>(i) + offset) * req.workers /
-                              std::max<std::int64_t>(total, 1));
+      return static_cast<int>((i + offset) * static_cast<std::uint64_t>(req.workers) /
+                              std::max<std::uint64_t>(total, 1));
+    }
+    const std::int64_t* k = one.data();
+    if (keep_keys) {
+      k = keys.data() + i * static_cast<std::size_t>(nkeys);
+    } else {
+      space.keys(i, one.data());
     }
     int coords[8];
     for (int j = 0; j < f; ++j) {
-      coords[j] = s.block_of(j, key_at(i, req.field_keys[j]));
+      const std::int64_t v = k[req.field_keys[j]];
+      const std::int64_t rel = v - s.key_min[j];
+      const auto& table = block_table[j];
+      coords[j] = rel >= 0 && rel < static_cast<std::int64_t>(table.size())
+                      ? table[static_cast<std::size_t>(rel)]
+                      : s.block_of(j, v);
     }
     return s.cell_of(coords);
   };
-  std::vector<int> cell(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    cell[i] = cell_of_record(i);
-  }
+  auto rank_of_record = [&](std::size_t i) {
+    return s.rank_of_worker(s.cell_worker[cell_of_record(i)]);
+  };
 
   // 3. records move to the rank of their cell's worker
   if (moves) {
-    const std::size_t rb = space.record_bytes();
-    const bool with_ids = !space.ids().empty();
-    const int ranks = c.size();
     if (!space.distributed()) {
-      // replicated: every rank keeps its own records, nothing is sent
-      std::vector<char> mine;
-      std::vector<std::uint64_t> ids;
-      std::vector<int> kept_cell;
-      std::vector<std::int64_t> kept_keys;
-      for (std::size_t i = 0; i < n; ++i) {
-        if (s.rank_of_worker(s.cell_worker[cell[i]]) != c.rank()) {
-          continue;
-        }
-        mine.insert(mine.end(), space.record_data() + i * rb, space.record_data() + (i + 1) * rb);
-        if (with_ids) {
-          ids.push_back(space.ids()[i]);
-        }
-        kept_cell.push_back(cell[i]);
-        if (keep_keys) {
-          kept_keys.insert(kept_keys.end(), keys.begin() + i * nkeys,
-                           keys.begin() + (i + 1) * nkeys);
-        }
-      }
-      space.replace(std::move(mine), std::move(ids), true);
-      cell = std::move(kept_cell);
-      keys = std::move(kept_keys);
+      keep_own_records(space, rank_of_record, track, keep_keys ? &keys : nullptr, nkeys);
     } else {
-      std::vector<std::vector<char>> send(ranks);
-      const std::size_t unit = rb + sizeof(std::uint64_t);
-      for (std::size_t i = 0; i < n; ++i) {
-        auto& out = send[s.rank_of_worker(s.cell_worker[cell[i]])];
-        out.insert(out.end(), space.record_data() + i * rb, space.record_data() + (i + 1) * rb);
-        std::uint64_t id = with_ids ? space.ids()[i] : 0;
-        const char* idp = reinterpret_cast<const char*>(&id);
-        out.insert(out.end(), idp, idp + sizeof id);
-      }
-      auto recv = c.alltoallv(send);
-      std::vector<char> mine;
-      std::vector<std::uint64_t> ids;
-      for (auto& part : recv) {
-        for (std::size_t off = 0; off + unit <= part.size(); off += unit) {
-          mine.insert(mine.end(), part.data() + off, part.data() + off + rb);
-          std::uint64_t id = 0;
-          std::memcpy(&id, part.data() + off + rb, sizeof id);
-          if (with_ids) {
-            ids.push_back(id);
-          }
-        }
-      }
-      space.replace(std::move(mine), std::move(ids), true);
+      exchange_records(space, rank_of_record, track, offset);
       n = space.local_count();
       materialize();
-      cell.assign(n, 0);
-      if (f == 0) {
-        // shares of the records: this rank's threads split what it received
-        for (std::size_t i = 0; i < n; ++i) {
-          cell[i] = c.rank() * req.threads +
-                    static_cast<int>(i * static_cast<std::size_t>(req.threads) / n);
-        }
-      } else {
-        for (std::size_t i = 0; i < n; ++i) {
-          cell[i] = cell_of_record(i);
-        }
-      }
     }
     n = space.local_count();
   }
 
-  // 4. sort this rank's records by cell (stable; ordered loops: by keys inside a cell)
-  std::vector<std::size_t> count(static_cast<std::size_t>(s.cells) + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    ++count[static_cast<std::size_t>(cell[i]) + 1];
-  }
-  std::partial_sum(count.begin(), count.end(), count.begin());
-  layout.seg_begin.assign(count.begin(), count.end() - 1);
-  layout.seg_end.assign(count.begin() + 1, count.end());
-  std::vector<std::size_t> order(n);
-  {
-    std::vector<std::size_t> next(layout.seg_begin);
-    for (std::size_t i = 0; i < n; ++i) {
-      order[next[cell[i]]++] = i;
+  // 4. sort this rank's records by cell (stable; ordered loops: by keys inside a cell), in place
+  auto local_cell = [&](std::size_t i) {
+    if (moves && f == 0) { // shares of the records: this rank's threads split what it holds
+      return c.rank() * req.threads + static_cast<int>(i * static_cast<std::size_t>(req.threads) /
+                                                       std::max<std::size_t>(n, 1));
     }
-  }
+    return cell_of_record(i);
+  };
+  // a stable order by cell (records keep their relative order inside a cell: locality of the
+  // input's order survives), ordered loops: by keys inside a cell; applied in place
+  std::vector<std::uint32_t> order = counting_order(n, s.cells, local_cell, layout.seg_begin);
+  layout.seg_end.assign(layout.seg_begin.begin() + 1, layout.seg_begin.end());
+  layout.seg_begin.pop_back();
   if (req.ordered) {
     for (int cl = 0; cl < s.cells; ++cl) {
       auto first = order.begin() + static_cast<std::ptrdiff_t>(layout.seg_begin[cl]);
       auto last = order.begin() + static_cast<std::ptrdiff_t>(layout.seg_end[cl]);
-      std::stable_sort(first, last, [&](std::size_t a, std::size_t b) {
+      std::stable_sort(first, last, [&](std::uint32_t a, std::uint32_t b) {
         std::vector<std::int64_t> ka(keys.begin() + a * nkeys, keys.begin() + (a + 1) * nkeys);
         std::vector<std::int64_t> kb(keys.begin() + b * nkeys, keys.begin() + (b + 1) * nkeys);
         return order_key(req, ka) < order_key(req, kb);
       });
     }
   }
-  bool identity_order = true;
-  for (std::size_t i = 0; i < n && identity_order; ++i) {
-    identity_order = order[i] == i;
-  }
-  if (!identity_order) {
-    // in place, cycle by cycle (no second copy of the records): position i receives order[i]
-    const std::size_t rb = space.record_bytes();
-    char* recs = space.record_data();
-    auto& ids = space.ids();
-    const bool with_ids = !ids.empty();
-    std::vector<char> tmp(rb);
-    std::vector<bool> done(n, false);
-    for (std::size_t start = 0; start < n; ++start) {
-      if (done[start] || order[start] == start) {
-        continue;
-      }
-      std::memcpy(tmp.data(), recs + start * rb, rb);
-      const std::uint64_t tmp_id = with_ids ? ids[start] : 0;
-      std::size_t j = start;
-      while (order[j] != start) {
-        std::memcpy(recs + j * rb, recs + order[j] * rb, rb);
-        if (with_ids) {
-          ids[j] = ids[order[j]];
-        }
-        done[j] = true;
-        j = order[j];
-      }
-      std::memcpy(recs + j * rb, tmp.data(), rb);
-      if (with_ids) {
-        ids[j] = tmp_id;
-      }
-      done[j] = true;
-    }
-  }
-  layout.data = space.record_data();
-  layout.count = n;
-  auto& slot = cache()[key];
-  slot = std::move(layout);
-  return slot;
+  keys = std::vector<std::int64_t>();
+  permute_in_place(space, std::move(order), track);
+  return store(key, std::move(layout), space);
 }
 
 } // namespace rotor::detail

@@ -22,6 +22,7 @@ struct RecordLayout {
   std::vector<std::size_t> seg_begin, seg_end; ///< per cell: local records [begin, end)
   const char* data = nullptr;                  ///< validation: the records' address and count
   std::size_t count = 0;
+  std::uint64_t version = 0; ///< the records' change counter when last laid out or checked
 };
 
 struct LayoutRequest {

@@ -236,14 +236,14 @@ TEST(Layout, ChangedRecordsBetweenLoopsAreLaidOutAgain) {
     codegen::run_loop(s, ratings, codegen::keys(&Rating::user), std::tie(W), none, body);
     replay(records, last_order(), [&](const Rating& r) { body(r, W0); });
     ASSERT_TRUE(bitwise_equal(W, W0)) << "round " << round;
-    // change this rank's records the way user code between loops may: reverse them and move
-    // every record to another user (the serial copy follows by id)
-    auto& local = detail::DatasetInternals::records(ratings);
+    // change this rank's records the way user code between loops may (through begin() and
+    // operator[]): reverse them and move every record to another user (the serial copy follows
+    // by id)
     auto& ids = detail::DatasetInternals::ids(ratings);
-    std::reverse(local.begin(), local.end());
+    std::reverse(ratings.begin(), ratings.end());
     std::reverse(ids.begin(), ids.end());
-    for (std::size_t i = 0; i < local.size(); ++i) {
-      local[i].user = (local[i].user + 7) % 30;
+    for (std::size_t i = 0; i < ratings.local_size(); ++i) {
+      ratings[i].user = (ratings[i].user + 7) % 30;
     }
     for (Rating& r : records) {
       r.user = (r.user + 7) % 30;

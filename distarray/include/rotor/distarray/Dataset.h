@@ -106,14 +106,19 @@ public:
     if (!ids_.empty() || (records_.empty() && detail::keep_record_ids())) {
       ids_.push_back(static_cast<std::uint64_t>(global_size_));
     }
+    if (!origin_.empty()) {
+      origin_.push_back(static_cast<std::uint32_t>(global_size_));
+    }
     records_.push_back(r);
     ++global_size_;
+    ++version_;
   }
   void reserve(std::size_t n) { records_.reserve(n); }
 
   /// This rank's records. In a replay run (`--rotor-replay-order`), begin() first puts them in
   /// the next recorded order.
   iterator begin() {
+    ++version_; // the caller may change records: a parallel loop checks its layout again
     detail::replay_reorder(this, records_.data(), sizeof(Record), ids_, records_.size());
     return records_.data();
   }
@@ -124,7 +129,10 @@ public:
     return records_.data();
   }
   const_iterator end() const { return records_.data() + records_.size(); }
-  Record& operator[](std::size_t i) { return records_[i]; }
+  Record& operator[](std::size_t i) {
+    ++version_;
+    return records_[i];
+  }
   const Record& operator[](std::size_t i) const { return records_[i]; }
 
   /// Records on all ranks.
@@ -199,6 +207,7 @@ public:
   template <class F> std::vector<std::int64_t> remap(F Record::*f, std::uint64_t seed) {
     static_assert(std::is_integral_v<F>, "remap() needs an integer field");
     std::vector<std::int64_t> perm = detail::random_permutation(extent(f), seed);
+    ++version_;
     for (Record& r : records_) {
       r.*f = static_cast<F>(perm[static_cast<std::size_t>(r.*f)]);
     }
@@ -256,14 +265,33 @@ private:
       all = std::move(records_);
       all_ids = std::move(ids_);
     }
+    // After a parallel loop reordered the records, their positions in the dataset's order
+    // (origin_) stand in for ids that are not kept.
+    std::vector<std::uint32_t> all_origin;
+    std::int64_t with_origin = origin_.empty() ? 0 : 1;
+    if (dist) {
+      detail::collective().allreduce_max(&with_origin, 1);
+    }
+    if (with_origin) {
+      if (dist) {
+        std::vector<char> o = detail::gather_all(origin_.data(), origin_.size() * 4);
+        all_origin.resize(o.size() / 4);
+        if (!o.empty()) {
+          std::memcpy(all_origin.data(), o.data(), o.size());
+        }
+      } else {
+        all_origin = std::move(origin_);
+      }
+    }
     const bool have_ids = all_ids.size() == all.size() && !all.empty();
+    const bool have_origin = !have_ids && all_origin.size() == all.size() && !all.empty();
     std::vector<std::uint64_t> pos(all.size());
     for (std::size_t i = 0; i < all.size(); ++i) {
-      pos[i] = have_ids ? all_ids[i] : i;
+      pos[i] = have_ids ? all_ids[i] : have_origin ? all_origin[i] : i;
     }
     std::vector<std::size_t> order(all.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
-    if (have_ids) {
+    if (have_ids || have_origin) {
       // Ties (sort) and positions (shuffle) follow ids: start from id order.
       std::stable_sort(order.begin(), order.end(),
                        [&](std::size_t a, std::size_t b) { return pos[a] < pos[b]; });
@@ -279,9 +307,11 @@ private:
       last = static_cast<std::size_t>(n * static_cast<std::uint64_t>(c.rank() + 1) /
                                       static_cast<std::uint64_t>(c.size()));
     }
+    ++version_;
     records_.clear();
     records_.reserve(last - first);
     ids_.clear();
+    origin_.clear(); // the new sequence is the dataset's order
     for (std::size_t k = first; k < last; ++k) {
       records_.push_back(all[order[k]]);
       if (have_ids) {
@@ -296,6 +326,13 @@ private:
 
   std::vector<Record> records_;
   std::vector<std::uint64_t> ids_; ///< empty unless detail::keep_record_ids()
+  /// Set by the runtime when a parallel loop reordered or moved the records: the position of
+  /// each local record in the dataset's sequence before that (serial loops run in that order).
+  /// Empty: the records are in the dataset's order.
+  std::vector<std::uint32_t> origin_;
+  /// Bumped whenever the records may have changed (non-const access, reordering): a parallel
+  /// loop whose cached layout saw the same version skips checking the records' keys.
+  std::uint64_t version_ = 0;
   std::int64_t global_size_ = 0;
   Distribution distribution_ = Distribution::replicated;
 };

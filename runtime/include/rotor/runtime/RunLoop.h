@@ -68,6 +68,13 @@ public:
   std::size_t record_bytes() const override { return sizeof(Record); }
   char* record_data() override { return reinterpret_cast<char*>(records().data()); }
   std::vector<std::uint64_t>& ids() override { return DatasetInternals::ids(d_); }
+  std::vector<std::uint32_t>* origin() override { return &DatasetInternals::origin(d_); }
+  std::uint64_t* version() override { return &DatasetInternals::version(d_); }
+  void resize_local(std::size_t n, bool dist) override {
+    records().resize(n);
+    DatasetInternals::set_distribution(d_,
+                                       dist ? Distribution::distributed : Distribution::replicated);
+  }
   void ensure_ids() override {
     auto& ids = DatasetInternals::ids(d_);
     const std::size_t n = records().size();

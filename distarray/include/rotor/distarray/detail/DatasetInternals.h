@@ -25,6 +25,11 @@ void set_record_order_hooks(const RecordOrderHooks& hooks);
 struct DatasetInternals {
   template <class R> static std::vector<R>& records(Dataset<R>& d) { return d.records_; }
   template <class R> static std::vector<std::uint64_t>& ids(Dataset<R>& d) { return d.ids_; }
+  /// Positions in the dataset's sequence of the local records after the runtime reordered them
+  /// (empty: in order).
+  template <class R> static std::vector<std::uint32_t>& origin(Dataset<R>& d) { return d.origin_; }
+  /// The records' change counter (the runtime bumps it when it reorders or moves them).
+  template <class R> static std::uint64_t& version(Dataset<R>& d) { return d.version_; }
   template <class R> static void set_distribution(Dataset<R>& d, Distribution dist) {
     d.distribution_ = dist;
   }
@@ -34,6 +39,7 @@ struct DatasetInternals {
                       Distribution dist) {
     d.records_ = std::move(records);
     d.ids_ = std::move(ids);
+    ++d.version_;
     d.distribution_ = dist;
   }
   /// Gives records ids 0.. (position order) when the dataset has none yet; replicated datasets

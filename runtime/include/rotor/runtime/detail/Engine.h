@@ -60,6 +60,15 @@ public:
   /// Replaces this rank's records (after a move between ranks).
   virtual void replace(std::vector<char> /*bytes*/, std::vector<std::uint64_t> /*ids*/,
                        bool /*distributed*/) {}
+  /// Positions of the local records in the dataset's order once the runtime reordered them
+  /// (empty: they are in order); null when the space keeps none.
+  virtual std::vector<std::uint32_t>* origin() { return nullptr; }
+  /// Resizes this rank's records in place (the first min(old, n) stay; new ones are for the
+  /// caller to fill through record_data()) and sets the distribution. Ids and origin untouched.
+  virtual void resize_local(std::size_t /*n*/, bool /*distributed*/) {}
+  /// The records' change counter (bumped by non-const access and by the runtime's moves); null
+  /// when the space keeps none (cached layouts are then always checked against the keys).
+  virtual std::uint64_t* version() { return nullptr; }
 };
 
 /// What workers run. `slot` is the worker's index on this rank (0 .. threads-1).
