@@ -141,6 +141,8 @@ int run(int argc, char** argv) {
     perplexity = std::exp(-log_likelihood / static_cast<double>(tokens.size()));
     const double seconds = clock.seconds();
     total_seconds += seconds;
+    rotor::report_metric("log_likelihood", log_likelihood, iteration); // --rotor-metrics=FILE
+    rotor::report_metric("perplexity", perplexity, iteration);
     std::printf("iteration=%lld log_likelihood=%s perplexity=%.1f seconds=%.3f tokens_per_s=%s\n",
                 static_cast<long long>(iteration), rotor::examples::sci(log_likelihood, 6).c_str(),
                 perplexity, seconds,

@@ -54,6 +54,17 @@ Evaluation evaluate(rotor::LibsvmData& data, rotor::DistArray<float, 1>& w) {
   return {correct / n, loss / n};
 }
 
+/// " test_accuracy=0.8471 test_loss=0.3290", or nothing without --test.
+std::string test_words(const rotor::LibsvmData& test, const Evaluation& held_out) {
+  if (test.examples.empty()) {
+    return {};
+  }
+  char buf[80];
+  std::snprintf(buf, sizeof buf, " test_accuracy=%.4f test_loss=%.4f", held_out.accuracy,
+                held_out.loss);
+  return buf;
+}
+
 int run(int argc, char** argv) {
   rotor::examples::Flags flags(argc, argv, "logreg", k_usage);
   const std::string train_path = flags.required("data");
@@ -80,6 +91,9 @@ int run(int argc, char** argv) {
   rotor::DistArray<float, 1> w({features + 1}); // the last weight is the bias
   w.fill_normal(0.f, 0.01f, seed + 1);
   const std::int64_t bias = features;
+  // Data-parallel SGD merges the workers' changes by their mean (model averaging): a sum would
+  // apply every worker's step to the same weights. The serial build has one worker: plain SGD.
+  rotor::buffered_mean(w);
   std::printf("logreg: examples=%lld test=%lld features=%lld nonzeros=%lld\n",
               static_cast<long long>(train.examples.size()),
               static_cast<long long>(test.examples.size()), static_cast<long long>(features),
@@ -117,9 +131,13 @@ int run(int argc, char** argv) {
     }
     const double seconds = clock.seconds();
     total_seconds += seconds;
-    std::printf("epoch=%lld train_loss=%.4f test_accuracy=%.4f test_loss=%.4f seconds=%.3f "
-                "examples_per_s=%s\n",
-                static_cast<long long>(epoch), train_loss, held_out.accuracy, held_out.loss,
+    rotor::report_metric("train_loss", train_loss, epoch); // --rotor-metrics=FILE (rotor-plot)
+    if (!test.examples.empty()) {
+      rotor::report_metric("test_accuracy", held_out.accuracy, epoch);
+      rotor::report_metric("test_loss", held_out.loss, epoch);
+    }
+    std::printf("epoch=%lld train_loss=%.4f%s seconds=%.3f examples_per_s=%s\n",
+                static_cast<long long>(epoch), train_loss, test_words(test, held_out).c_str(),
                 seconds,
                 rotor::examples::sci(static_cast<double>(train.examples.size()) / sgd).c_str());
     std::fflush(stdout);
@@ -127,9 +145,8 @@ int run(int argc, char** argv) {
 
   const double examples = static_cast<double>(train.examples.size()) * static_cast<double>(epochs);
   std::printf(
-      "final epochs=%lld train_loss=%.4f test_accuracy=%.4f test_loss=%.4f seconds=%.3g "
-      "examples_per_s=%s model_hash=%s\n",
-      static_cast<long long>(epochs), train_loss, held_out.accuracy, held_out.loss, total_seconds,
+      "final epochs=%lld train_loss=%.4f%s seconds=%.3g examples_per_s=%s model_hash=%s\n",
+      static_cast<long long>(epochs), train_loss, test_words(test, held_out).c_str(), total_seconds,
       rotor::examples::sci(sgd_seconds > 0 ? examples / sgd_seconds : 0).c_str(),
       rotor::examples::hex64(rotor::examples::fnv1a(w.data(), sizeof(float) * w.size())).c_str());
   return 0;

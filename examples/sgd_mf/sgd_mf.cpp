@@ -59,6 +59,16 @@ double rmse(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& W,
   return std::sqrt(squared_error / static_cast<double>(ratings.size()));
 }
 
+/// " test_rmse=0.9011", or nothing without --test (there is no test RMSE to print).
+std::string test_words(const rotor::Dataset<Rating>& test, double test_rmse) {
+  if (test.empty()) {
+    return {};
+  }
+  char buf[48];
+  std::snprintf(buf, sizeof buf, " test_rmse=%.4f", test_rmse);
+  return buf;
+}
+
 int run(int argc, char** argv) {
   rotor::examples::Flags flags(argc, argv, "sgd_mf", k_usage);
   const std::string train_path = flags.required("data");
@@ -125,9 +135,13 @@ int run(int argc, char** argv) {
     }
     const double seconds = epoch_clock.seconds();
     total_seconds += seconds;
-    std::printf("epoch=%lld train_rmse=%.4f test_rmse=%.4f seconds=%.3f updates_per_s=%s\n",
-                static_cast<long long>(epoch), train_rmse, test_rmse, seconds,
-                rotor::examples::sci(static_cast<double>(ratings.size()) / sgd).c_str());
+    rotor::report_metric("train_rmse", train_rmse, epoch); // --rotor-metrics=FILE (rotor-plot)
+    if (!test.empty()) {
+      rotor::report_metric("test_rmse", test_rmse, epoch);
+    }
+    std::printf("epoch=%lld train_rmse=%.4f%s seconds=%.3f updates_per_s=%s\n",
+                static_cast<long long>(epoch), train_rmse, test_words(test, test_rmse).c_str(),
+                seconds, rotor::examples::sci(static_cast<double>(ratings.size()) / sgd).c_str());
     std::fflush(stdout);
   }
 
@@ -138,9 +152,10 @@ int run(int argc, char** argv) {
   std::uint64_t hash = rotor::examples::fnv1a(W.data(), sizeof(float) * W.size());
   hash = rotor::examples::fnv1a(H.data(), sizeof(float) * H.size(), hash);
   const double updates = static_cast<double>(ratings.size()) * static_cast<double>(epochs);
-  std::printf("final epochs=%lld train_rmse=%.4f test_rmse=%.4f seconds=%.3g updates_per_s=%s "
+  std::printf("final epochs=%lld train_rmse=%.4f%s seconds=%.3g updates_per_s=%s "
               "model_hash=%s\n",
-              static_cast<long long>(epochs), train_rmse, test_rmse, total_seconds,
+              static_cast<long long>(epochs), train_rmse, test_words(test, test_rmse).c_str(),
+              total_seconds,
               rotor::examples::sci(sgd_seconds > 0 ? updates / sgd_seconds : 0).c_str(),
               rotor::examples::hex64(hash).c_str());
   return 0;

@@ -14,10 +14,11 @@
 namespace rotor::driver {
 namespace {
 
-enum class Explain { none, text, json };
+enum class Explain { none, text, json, html };
 
 struct Command {
   Explain explain = Explain::none;
+  std::string explain_file; ///< --explain=html:FILE (empty: stdout)
   std::string emit_source;
   bool verbose = false;
   std::string host;                    ///< launcher mode: the compiler CMake passed
@@ -95,7 +96,9 @@ void usage(std::ostream& os) {
         "  rotor-cc --emit-source=out.cpp prog.cpp  write the rewritten source\n"
         "  rotor-cc --explain prog.cpp          report the plan of every annotated loop\n"
         "  rotor-cc --explain=json prog.cpp     the same as JSON\n"
-        "rotor options: --explain[=text|json] --emit-source=FILE -v --help\n"
+        "  rotor-cc --explain=html:r.html prog.cpp  the same as one HTML page (stdout without "
+        ":FILE)\n"
+        "rotor options: --explain[=text|json|html|html:FILE] --emit-source=FILE -v --help\n"
         "Every other argument goes to the host compiler.\n";
 }
 
@@ -111,9 +114,16 @@ int parse_command(const std::vector<std::string>& in, Command& cmd) {
       cmd.explain = Explain::text;
     } else if (a == "--explain=json") {
       cmd.explain = Explain::json;
+    } else if (a == "--explain=html" || a.rfind("--explain=html:", 0) == 0) {
+      cmd.explain = Explain::html;
+      cmd.explain_file = a.size() > 15 ? a.substr(15) : "";
+      if (a.size() == 15) {
+        std::cerr << "rotor-cc: error: --explain=html: needs a file name\n";
+        return 2;
+      }
     } else if (a.rfind("--explain=", 0) == 0) {
       std::cerr << "rotor-cc: error: unknown report '" << a.substr(10)
-                << "' (use --explain or --explain=json)\n";
+                << "' (use --explain, --explain=json or --explain=html[:FILE])\n";
       return 2;
     } else if (a.rfind("--emit-source=", 0) == 0) {
       cmd.emit_source = a.substr(14);
@@ -319,6 +329,20 @@ int run_driver(const std::vector<std::string>& args, const std::string& argv0) {
   }
   if (cmd.explain == Explain::text) {
     std::cout << frontend::explain_text(all_loops);
+    return 0;
+  }
+  if (cmd.explain == Explain::html) {
+    std::string title = "rotor-cc --explain:";
+    for (std::size_t index : cmd.sources) {
+      title += " " + cmd.args[index];
+    }
+    const std::string page = frontend::explain_html(all_loops, title);
+    if (cmd.explain_file.empty()) {
+      std::cout << page;
+    } else if (!write_file(cmd.explain_file, page)) {
+      std::cerr << "rotor-cc: error: cannot write '" << cmd.explain_file << "'\n";
+      return 2;
+    }
     return 0;
   }
   if (!cmd.emit_source.empty() && cmd.output.empty() && cmd.links) {

@@ -1,11 +1,24 @@
 #include "rotor/frontend/Explain.h"
 
+#include "ExplainReport.h"
+
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <sstream>
 
 namespace rotor::frontend {
+
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    out += (i ? ", " : "") + v[i];
+  }
+  return out;
+}
+
+} // namespace
 
 std::string explain_json(const std::vector<LoopResult>& loops) {
   nlohmann::ordered_json doc = {{"loops", nlohmann::ordered_json::array()}};
@@ -20,81 +33,41 @@ std::string explain_json(const std::vector<LoopResult>& loops) {
   return doc.dump(2) + "\n";
 }
 
-namespace {
-
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    out += (i ? ", " : "") + v[i];
-  }
-  return out;
-}
-
-} // namespace
-
 std::string explain_text(const std::vector<LoopResult>& loops) {
   std::ostringstream os;
   if (loops.empty()) {
     os << "no '#pragma rotor parallel_for' loops\n";
   }
+  detail::SourceCache sources;
   for (const LoopResult& l : loops) {
-    const analysis::LoopModel& m = l.model;
-    const analysis::Plan& p = l.plan;
-    os << m.loc.file << ":" << m.loc.line << ": loop over "
-       << (m.space == analysis::SpaceKind::dataset ? "a Dataset" : "an IndexSpace")
-       << " with key fields (" << join(m.fields) << ")" << (m.ordered ? ", ordered" : "")
-       << (l.gpu ? ", device(gpu)" : "") << "\n";
-    os << "  plan: " << analysis::to_string(p.kind);
-    if (!p.fields.empty()) {
-      os << " by " << join(p.fields);
-    }
-    if (p.kind == analysis::PlanKind::unimodular) {
-      os << " (skew";
-      for (const auto& row : p.matrix) {
-        os << " [";
-        for (std::size_t i = 0; i < row.size(); ++i) {
-          os << (i ? " " : "") << row[i];
-        }
-        os << "]";
-      }
-      os << ", then " << analysis::to_string(p.base) << ")";
-    }
-    if (!p.buffered.empty()) {
-      os << " (buffered: " << join(p.buffered) << ")";
-    }
-    if (p.kind == analysis::PlanKind::serial) {
-      os << "\n  why serial: " << p.reason;
-      if (p.blocking) {
-        os << " (" << p.blocking->file << ":" << p.blocking->line << ")";
+    const detail::LoopReport r = detail::make_report(l, sources);
+    os << r.file << ":" << r.line << ": " << r.header << "\n";
+    os << "  plan: " << r.sentence << "\n";
+    for (const detail::BlockerReport& b : r.blockers) {
+      os << "  blocked by: " << b.what << "\n";
+      if (!b.source_line.empty()) {
+        os << detail::snippet(b.source_line, b.line, b.col);
+      } else if (!b.where.empty()) {
+        os << "    at " << b.where << "\n";
       }
     }
-    os << "\n";
-    for (const analysis::ArrayPlan& a : p.arrays) {
-      os << "  " << a.name << ": " << analysis::to_string(a.role);
-      if (!a.field.empty()) {
-        os << " by " << a.field;
-      }
-      os << (a.written ? ", written" : ", read only");
-      if (!a.reason.empty()) {
-        os << " -- " << a.reason;
-      }
-      os << "\n";
+    if (!r.arrays.empty()) {
+      os << "  arrays:\n";
     }
-    if (!p.reductions.empty()) {
-      os << "  reductions: " << join(p.reductions) << "\n";
+    for (const detail::ArrayReport& a : r.arrays) {
+      os << "    " << a.sentence << "\n";
     }
-    if (!p.dependences.empty()) {
-      std::vector<std::string> deps;
-      for (const analysis::Dependence& d : p.dependences) {
-        const std::string s = d.array + " " + d.to_string();
-        if (std::find(deps.begin(), deps.end(), s) == deps.end()) {
-          deps.push_back(s);
-        }
-      }
-      os << "  dependences: " << join(deps) << "\n";
+    if (!r.reductions.empty()) {
+      os << "  reductions: " << join(r.reductions) << "\n";
     }
-    for (const std::string& n : p.notes) {
+    if (!r.dependences.empty()) {
+      os << "  dependences: " << join(r.dependences) << "\n";
+    }
+    for (const std::string& n : r.notes) {
       os << "  note: " << n << "\n";
+    }
+    for (const std::string& s : r.suggestions) {
+      os << "  suggestion: " << s << "\n";
     }
   }
   return os.str();

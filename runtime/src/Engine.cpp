@@ -899,6 +899,7 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
           count = layout->seg_end[cell] - layout->seg_begin[cell];
           probe.run_records(runner, t, layout->seg_begin[cell], layout->seg_end[cell]);
         }
+        runner.cell_finished(t);
         probe.cell(t, sched.fields() ? sched.coordinate(cell, sched.fields() - 1) : cell, c0,
                    probe.now(), count);
       };

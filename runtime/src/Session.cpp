@@ -1,6 +1,7 @@
 #include "rotor/runtime/Session.h"
 
 #include "Checkpoint.h"
+#include "rotor/runtime/Buffered.h"
 #include "Failure.h"
 #include "Observability.h"
 #include "OrderRecorder.h"
@@ -140,12 +141,14 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
       have_replay = true;
     } else if (detail::parse_checkpoint_flag(name, value, has_value, s)) {
     } else if (parse_observability_flag(name, value, has_value, s, observability_seen)) {
+    } else if (detail::parse_buffered_flag(name, value, has_value)) {
     } else {
       throw SettingsError("rotor: unknown flag '" + arg +
                           "' (known: --rotor-threads=N, --rotor-verbose, "
                           "--rotor-record-order=FILE, --rotor-replay-order=FILE, "
                           "--rotor-checkpoint=DIR, --rotor-checkpoint-every=N, --rotor-resume, " +
-                          observability_flags_help() + ")");
+                          observability_flags_help() + ", " + detail::buffered_flags_help() +
+                          ")");
     }
   }
   argc = out;
@@ -166,6 +169,7 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
       s.replay_order = v;
     }
     observability_from_environment(s, observability_seen);
+    detail::buffered_from_environment();
   }
   detail::finish_checkpoint_settings(s, use_environment);
   if (!s.record_order.empty() && !s.replay_order.empty()) {

@@ -10,6 +10,7 @@
 #                                   order; test RMSE within 1% of the serial build in file order
 #   lda CORPUS NP THREADS           log-likelihood of every iteration within 1% of the serial build
 #   logreg DATASET NP THREADS       test accuracy within 0.5 percentage points of the serial build
+#   mlp NP THREADS                  mlp test accuracy within 0.5 points of the serial build
 #   serial_quality EXAMPLE          the serial build reaches a known-good quality on real data
 #   malformed EXAMPLE BUILD         a malformed input file: non-zero exit and a FILE:LINE message
 set -euo pipefail
@@ -132,6 +133,18 @@ case_logreg() {
   local args=(--data "$WORK/$set.train" --test "$WORK/$set.test" --epochs 5)
   run_rotor "$dir/rotor.log" "$np" "$threads" logreg "${args[@]}"
   run_serial "$dir/serial.log" logreg "${args[@]}"
+  within_abs "$(value test_accuracy "$(closing "$dir/rotor.log")")" \
+    "$(value test_accuracy "$(closing "$dir/serial.log")")" 0.005 "test accuracy"
+}
+
+# mlp NP THREADS: the data-parallel MLP (gradient allreduce) against the serial build on a9a.
+case_mlp() {
+  local np=$1 threads=$2 dir="$WORK/mlp.np$1.t$2"
+  mkdir -p "$dir"
+  local args=(--data "$WORK/a9a.train" --test "$WORK/a9a.test" --epochs 3 --batch 512)
+  run_rotor "$dir/rotor.log" "$np" "$threads" mlp "${args[@]}"
+  run_serial "$dir/serial.log" mlp "${args[@]}"
+  at_least "$(value test_accuracy "$(closing "$dir/serial.log")")" 0.84 "serial mlp a9a accuracy"
   within_abs "$(value test_accuracy "$(closing "$dir/rotor.log")")" \
     "$(value test_accuracy "$(closing "$dir/serial.log")")" 0.005 "test accuracy"
 }

@@ -1,7 +1,8 @@
 # Runs one rotor-cc golden test (never rewrites a golden; approve.sh does):
-#   cmake -DROTOR_CC=... -DMODE=explain|rewrite|diagnostic -DCASE=name.cpp -DDIR=cases-dir
+#   cmake -DROTOR_CC=... -DMODE=explain|explain_text|rewrite|diagnostic -DCASE=name.cpp -DDIR=cases-dir
 #         -DEXPECTED=file -DOUT_DIR=dir [-DCXX=c++ -DCONFIG=rotor-cc.cfg] -P RunGolden.cmake
 # explain:    `rotor-cc --explain=json CASE` must print EXPECTED exactly.
+# explain_text: `rotor-cc --explain CASE` must print EXPECTED exactly.
 # rewrite:    `rotor-cc --emit-source=OUT CASE` must write EXPECTED exactly; EXPECTED must then
 #             compile cleanly (-Wall -Wextra -Werror) with CXX.
 # diagnostic: `rotor-cc -c CASE` must fail with exit code 1 and print every line of EXPECTED.
@@ -17,6 +18,18 @@ if(MODE STREQUAL "explain")
   if(NOT out STREQUAL expected)
     execute_process(COMMAND diff -u ${EXPECTED} ${OUT_DIR}/${name}.json)
     message(FATAL_ERROR "${CASE}: --explain=json differs from ${EXPECTED}")
+  endif()
+elseif(MODE STREQUAL "explain_text")
+  execute_process(COMMAND ${ROTOR_CC} --explain ${CASE} WORKING_DIRECTORY ${DIR}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "rotor-cc --explain ${CASE} failed (${rc}):\n${err}")
+  endif()
+  file(WRITE ${OUT_DIR}/${name}.explain.txt "${out}")
+  file(READ ${EXPECTED} expected)
+  if(NOT out STREQUAL expected)
+    execute_process(COMMAND diff -u ${EXPECTED} ${OUT_DIR}/${name}.explain.txt)
+    message(FATAL_ERROR "${CASE}: --explain differs from ${EXPECTED}")
   endif()
 elseif(MODE STREQUAL "rewrite")
   set(out_file ${OUT_DIR}/${name}.out.cpp)

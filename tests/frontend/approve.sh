@@ -13,4 +13,9 @@ done
 for c in $(cat ../rewrite_cases.txt); do
   "$cc" --emit-source="${c%.cpp}.expected.cpp" "$c"
 done
+for t in ../explain/*.txt; do
+  c=$(basename "$t" .txt).cpp
+  "$cc" --explain "$c" > "$t"
+done
+echo "approved: $(ls ../explain/*.txt | wc -l) explain text goldens"
 echo "approved: $(ls *.json | wc -l) explain goldens, $(wc -l < ../rewrite_cases.txt) rewrite goldens"

@@ -32,4 +32,8 @@ printf '{"kind":"epoch"}\n' > "$work/kind.jsonl"
 expect_error "kind.jsonl:1: unknown kind 'epoch'" "$work/kind.jsonl"
 printf '{"traceEvents": []}\n' > "$work/empty.trace.json"
 expect_error "no complete ('X') events" --trace "$work/empty.trace.json"
+expect_error "--window: empty window '2:1'" --trace "$fixtures/np2.trace.json" --window 2:1
+expect_error "--window: expected FROM:TO" --trace "$fixtures/np2.trace.json" --window 2
+"$plot" --out "$work/window" --formats svg --trace "$fixtures/np2.trace.json" --window 0: \
+  > /dev/null || fail "--window 0: rejected"
 echo "rotor-plot: all checks passed"

@@ -9,6 +9,7 @@
 #include "rotor/distarray/IndexSpace.h"
 #include "rotor/distarray/detail/DatasetInternals.h"
 #include "rotor/runtime/Accumulator.h"
+#include "rotor/runtime/Buffered.h"
 #include "rotor/runtime/Codegen.h"
 #include "rotor/runtime/detail/Checkpoint.h"
 #include "rotor/runtime/detail/Engine.h"
@@ -126,35 +127,16 @@ private:
 template <class T> struct IsDistArray : std::false_type {};
 template <class T, int N> struct IsDistArray<DistArray<T, N>> : std::true_type {};
 template <class T, int N> struct IsDistArray<const DistArray<T, N>> : std::true_type {};
+template <class A> struct BufferedMergeOf;
+template <class T, int N> struct BufferedMergeOf<DistArray<T, N>> {
+  using type = BufferedArrayMerge<T, N>;
+};
 template <class T> struct IsDataset : std::false_type {};
 template <class R> struct IsDataset<Dataset<R>> : std::true_type {};
 template <class T> struct IsIndexSpace : std::false_type {};
 template <int N> struct IsIndexSpace<IndexSpace<N>> : std::true_type {
   static constexpr int dims = N;
 };
-
-/// Adds every worker's changes of a buffered array (copy - original, in slot order), sums them
-/// over ranks and applies the sum to the original.
-template <class T, int N>
-void merge_buffered(DistArray<T, N>& original, const std::vector<const DistArray<T, N>*>& copies,
-                    bool across_ranks) {
-  const std::int64_t n = original.size();
-  std::vector<T> delta(static_cast<std::size_t>(n), T(0));
-  const T* od = original.data();
-  for (const DistArray<T, N>* c : copies) {
-    const T* cd = c->data();
-    for (std::int64_t i = 0; i < n; ++i) {
-      delta[static_cast<std::size_t>(i)] += static_cast<T>(cd[i] - od[i]);
-    }
-  }
-  if (across_ranks) {
-    allreduce_sum_elements(delta.data(), delta.size(), static_cast<int>(element_type_of<T>()));
-  }
-  T* out = original.data();
-  for (std::int64_t i = 0; i < n; ++i) {
-    out[i] += delta[static_cast<std::size_t>(i)];
-  }
-}
 
 /// Combines the slots' partials in slot order, then the ranks' in rank order, into `target`.
 template <class Reduction>
@@ -201,6 +183,45 @@ public:
 
   /// Calls the body on elements [0, count) produced by `element(k)`; false: the body said stop.
   template <class ElementFn> bool run(int slot, std::size_t count, ElementFn&& element) {
+    FlushCoordinator* flusher = flusher_ && flusher_->flushing() ? flusher_.get() : nullptr;
+    if (flusher) {
+      try {
+        return run_records(slot, count, element, flusher);
+      } catch (...) {
+        flusher->fail();
+        throw;
+      }
+    }
+    return run_records(slot, count, element, nullptr);
+  }
+
+  /// Buffered arrays: the coordinator of this execution's flushes (run_loop, before execute).
+  void start_buffered(const BufferedPlan& plan) {
+    std::vector<BufferedMerge*> merges;
+    add_merges(merges, std::index_sequence_for<Arrays...>{});
+    if (!merges.empty()) {
+      flusher_ = std::make_unique<FlushCoordinator>(
+          static_cast<int>(copies_.size()), plan.flush_every, plan.staleness, plan.across, merges);
+    }
+  }
+  /// The engine finished this slot's cell.
+  void cell_finished(int slot) {
+    if (flusher_) {
+      flusher_->retire(slot);
+    }
+  }
+
+  /// After the loop: merges buffered arrays and combines reductions into the originals.
+  void finish(std::tuple<Reductions&...> reductions, bool across_ranks) {
+    if (flusher_) {
+      flusher_->finish();
+    }
+    combine_all(reductions, across_ranks, std::index_sequence_for<Reductions...>{});
+  }
+
+private:
+  template <class ElementFn>
+  bool run_records(int slot, std::size_t count, ElementFn& element, FlushCoordinator* flusher) {
     auto& views = views_[static_cast<std::size_t>(slot)];
     auto& parts = partials_[static_cast<std::size_t>(slot)].values;
     return std::apply(
@@ -217,6 +238,9 @@ public:
                   } else {
                     body_(e, a..., r...);
                   }
+                  if (flusher) {
+                    flusher->after_record(slot);
+                  }
                 }
                 return true;
               },
@@ -225,13 +249,6 @@ public:
         views);
   }
 
-  /// After the loop: merges buffered arrays and combines reductions into the originals.
-  void finish(std::tuple<Reductions&...> reductions, bool across_ranks) {
-    merge_all(across_ranks, std::index_sequence_for<Arrays...>{});
-    combine_all(reductions, across_ranks, std::index_sequence_for<Reductions...>{});
-  }
-
-private:
   template <std::size_t... I>
   void make_copies(int s, const std::vector<bool>& buffered, std::index_sequence<I...>) {
     (void)s, (void)buffered;
@@ -243,21 +260,24 @@ private:
     auto& c = copies_[static_cast<std::size_t>(s)];
     return std::tuple<Arrays&...>((std::get<I>(c) ? *std::get<I>(c) : std::get<I>(arrays_))...);
   }
-  template <std::size_t I> void merge_one(bool across_ranks) {
+  template <std::size_t I> void add_merge(std::vector<BufferedMerge*>& merges) {
     using A = std::remove_const_t<std::tuple_element_t<I, std::tuple<Arrays...>>>;
-    std::vector<const A*> copies;
+    std::vector<A*> copies;
     for (auto& c : copies_) {
       if (std::get<I>(c)) {
-        copies.push_back(std::get<I>(c).get());
+        copies.push_back(const_cast<A*>(std::get<I>(c).get()));
       }
     }
     if (!copies.empty()) {
-      merge_buffered(const_cast<A&>(std::get<I>(arrays_)), copies, across_ranks);
+      merges_.push_back(std::make_unique<typename BufferedMergeOf<A>::type>(
+          const_cast<A&>(std::get<I>(arrays_)), std::move(copies)));
+      merges.push_back(merges_.back().get());
     }
   }
-  template <std::size_t... I> void merge_all(bool across_ranks, std::index_sequence<I...>) {
-    (void)across_ranks;
-    (merge_one<I>(across_ranks), ...);
+  template <std::size_t... I>
+  void add_merges(std::vector<BufferedMerge*>& merges, std::index_sequence<I...>) {
+    (void)merges;
+    (add_merge<I>(merges), ...);
   }
   template <std::size_t J>
   void combine_one(std::tuple<Reductions&...>& reductions, bool across_ranks) {
@@ -280,6 +300,8 @@ private:
   std::vector<std::tuple<std::unique_ptr<Arrays>...>> copies_;
   std::vector<std::tuple<Arrays&...>> views_;
   std::vector<Partials> partials_;
+  std::vector<std::unique_ptr<BufferedMerge>> merges_;
+  std::unique_ptr<FlushCoordinator> flusher_;
 };
 
 template <class Record, class State> class DatasetRunner final : public CellRunner {
@@ -295,6 +317,7 @@ public:
   bool run_list(int, const std::size_t*, std::size_t) override {
     throw std::logic_error("rotor: internal: run_list on a dataset loop");
   }
+  void cell_finished(int slot) override { st_.cell_finished(slot); }
 
 private:
   Dataset<Record>& d_;
@@ -333,6 +356,7 @@ public:
       return p;
     });
   }
+  void cell_finished(int slot) override { st_.cell_finished(slot); }
   bool run_list(int slot, const std::size_t* indices, std::size_t count) override {
     Index<N> p;
     return st_.run(slot, count, [&](std::size_t k) -> const Index<N>& {
@@ -472,6 +496,7 @@ void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<A
       check_loop_memory(spec, access, bound_bytes + buffered_bytes, buffered_bytes, info.slots);
     }
     State state(body, arrays, info.slots, buffered);
+    state.start_buffered(plan_buffered(spec, info));
     auto runner = make_runner(state);
     std::vector<ArrayBinding> bindings;
     std::vector<int> spec_index;

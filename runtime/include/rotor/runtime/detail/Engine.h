@@ -72,6 +72,8 @@ public:
   virtual bool run_box(int slot, const std::int64_t* lo, const std::int64_t* hi) = 0;
   /// Dataset in a transformed (unimodular) order: the listed local records, in that order.
   virtual bool run_list(int slot, const std::size_t* indices, std::size_t count) = 0;
+  /// The slot ran all of its cell (buffered arrays: its last flush).
+  virtual void cell_finished(int /*slot*/) {}
 };
 
 /// How the engine ran the loop, for the template's reductions and buffered merge.

@@ -1,0 +1,456 @@
+#pragma once
+/// \file
+/// Buffered arrays (`#pragma rotor parallel_for buffered(w)`): every worker writes a private copy;
+/// its changes (copy - the values it last saw) are merged into the array at each *flush*.
+///
+/// User API: `rotor::buffered_apply(w, fn)` replaces the default merge `value += delta` by
+/// `fn(value, delta)` or `fn(value, delta, index)`, called once per changed element and flush with
+/// the sum of every worker's change to it (docs/design/buffered.md).
+///
+/// Flush policy (flags, docs/design/buffered.md): at the loop's end (default),
+/// `--rotor-flush-every=N` records per worker, `--rotor-staleness=s` (SSP: a worker may run at
+/// most s flushes ahead of the slowest); `--rotor-buffered-exchange=auto|dense|sparse` picks how
+/// ranks merge (allreduce of the whole array, or (index, value) pairs of the changed elements
+/// pushed to the rank owning the index and pulled back).
+
+#include "rotor/distarray/DistArray.h"
+#include "rotor/runtime/detail/Engine.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace rotor::detail {
+
+/// The flush and exchange settings (flags and ROTOR_FLUSH_EVERY / ROTOR_STALENESS /
+/// ROTOR_BUFFERED_EXCHANGE). Tests may change them between loops.
+struct BufferedSettings {
+  enum class Exchange { automatic, dense, sparse };
+  std::int64_t flush_every = 0; ///< records per worker between flushes; 0: at the loop's end
+  int staleness = 0;            ///< SSP bound s (with flush_every > 0)
+  Exchange exchange = Exchange::automatic;
+  bool record_events = false; ///< tests: log every publish / resume with its clock
+};
+BufferedSettings& buffered_settings();
+/// Session flag parsing: true when `name` is one of the buffered flags (then parsed or thrown).
+bool parse_buffered_flag(const std::string& name, const std::string& value, bool has_value);
+std::string buffered_flags_help();
+/// The flag parser's environment pass (a flag given on the command line wins).
+void buffered_from_environment();
+
+/// What the last loop's merges did on this rank (tests, benchmarks, --rotor-verbose).
+struct BufferedStats {
+  std::int64_t rounds = 0;         ///< flush rounds merged
+  std::int64_t dense_merges = 0;   ///< array merges by allreduce (or locally at np 1)
+  std::int64_t sparse_merges = 0;  ///< array merges by the sharded (index, value) exchange
+  std::int64_t pushed_entries = 0; ///< (index, value) pairs this rank pushed to owners
+  std::int64_t bytes_sent = 0;     ///< bytes this rank sent for merges
+  double exchange_s = 0;           ///< seconds in merge communication
+};
+BufferedStats& buffered_stats();
+
+/// One instrumented event (settings.record_events): `kind` 0 = worker published flush `clock`,
+/// 1 = worker resumed computing after flush `clock`. `ns` is CLOCK_MONOTONIC (one clock for every
+/// process on a machine).
+struct BufferedEvent {
+  std::int32_t worker;
+  std::int32_t kind;
+  std::int64_t clock;
+  std::int64_t ns;
+};
+std::vector<BufferedEvent>& buffered_events();
+
+/// How one loop execution flushes its buffered arrays (plan_buffered decides).
+struct BufferedPlan {
+  std::int64_t flush_every = 0; ///< 0: one merge at the loop's end
+  int staleness = 0;
+  bool across = false; ///< merge across ranks
+};
+/// The settings applied to this loop: mid-loop flushes need a one-step plan (independent,
+/// data_parallel) whose workers all run at once; otherwise the loop merges at its end (a note
+/// says so once).
+BufferedPlan plan_buffered(const codegen::LoopSpec& spec, const ExecutionInfo& info);
+
+// -- custom apply registry ----------------------------------------------------------------------
+
+struct BufferedApplyEntry {
+  int element_type = 0;
+  const void* data = nullptr; ///< the array's data() when registered (a reused address is stale)
+  std::int64_t size = 0;
+  std::shared_ptr<void> fn; ///< std::function<void(T&, T, std::int64_t)>; null: mean
+  bool mean = false;        ///< buffered_mean: value += delta / workers
+};
+void register_buffered_apply(const void* array, BufferedApplyEntry entry);
+void unregister_buffered_apply(const void* array);
+const BufferedApplyEntry* find_buffered_apply(const void* array);
+
+// -- exchange (Buffered.cpp) -------------------------------------------------------------------
+
+std::vector<std::vector<char>> buffered_alltoallv(const std::vector<std::vector<char>>& send);
+std::vector<char> buffered_allgather(const void* data, std::size_t bytes,
+                                     std::vector<std::size_t>& offsets);
+void buffered_allreduce(void* values, std::size_t count, int element_type);
+void buffered_allreduce_counts(std::int64_t* values, std::size_t count);
+int buffered_rank();
+int buffered_ranks();
+double buffered_now();
+/// True when the array should merge by the sparse exchange this round: the flag, else
+/// density * (8 + elem) < elem / 2 for arrays of at least 4096 elements (docs/design/buffered.md).
+bool buffered_use_sparse(std::int64_t elements, std::size_t elem_bytes, double last_density);
+
+// -- one buffered array ------------------------------------------------------------------------
+
+/// Type-erased merge operations of one buffered array (the coordinator drives them).
+class BufferedMerge {
+public:
+  virtual ~BufferedMerge() = default;
+  /// Flush mode: per-slot base and `ring` pending delta arrays.
+  virtual void start_flushing(int ring) = 0;
+  /// pending[slot][ring] = copy - base.
+  virtual void take(int slot, int ring) = 0;
+  /// Sums pending[s][rings[s]] (rings[s] >= 0) in slot order; merges across ranks.
+  virtual void prepare_round(const std::vector<int>& rings, bool across) = 0;
+  /// Sums (copy - array) over the slots: the loop-end flush; merges across ranks.
+  virtual void prepare_loop_end(bool across) = 0;
+  /// Applies the prepared merge to the array (the caller holds the table lock).
+  virtual void apply() = 0;
+  /// The number of workers whose changes one merge adds (buffered_mean divides by it).
+  virtual void set_workers(int workers) = 0;
+  /// copy = array + pending[slot][r] for r in rings; base = copy.
+  virtual void refresh(int slot, const std::vector<int>& rings) = 0;
+};
+
+/// Merges the changed elements `idx` (ascending) with values `val` over ranks: each rank pushes
+/// its pairs to the rank owning the index (contiguous index ranges), owners add them in rank
+/// order and every rank pulls the owners' sums. Returns the global (index, sum) pairs ascending.
+template <class T>
+void sparse_exchange(std::int64_t n, std::vector<std::int64_t>& idx, std::vector<T>& val) {
+  const int ranks = buffered_ranks();
+  constexpr std::size_t pair = sizeof(std::int64_t) + sizeof(T);
+  std::vector<std::vector<char>> send(static_cast<std::size_t>(ranks));
+  BufferedStats& st = buffered_stats();
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    const auto owner = static_cast<std::size_t>((idx[k] * ranks) / n);
+    std::vector<char>& b = send[owner];
+    const std::size_t at = b.size();
+    b.resize(at + pair);
+    std::memcpy(b.data() + at, &idx[k], sizeof(std::int64_t));
+    std::memcpy(b.data() + at + sizeof(std::int64_t), &val[k], sizeof(T));
+  }
+  st.pushed_entries += static_cast<std::int64_t>(idx.size());
+  for (int r = 0; r < ranks; ++r) {
+    if (r != buffered_rank()) {
+      st.bytes_sent += static_cast<std::int64_t>(send[static_cast<std::size_t>(r)].size());
+    }
+  }
+  std::vector<std::vector<char>> got = buffered_alltoallv(send);
+  // owner: add in rank order, keys ascending
+  std::vector<std::pair<std::int64_t, T>> mine;
+  for (const std::vector<char>& b : got) {
+    for (std::size_t at = 0; at + pair <= b.size(); at += pair) {
+      std::pair<std::int64_t, T> e;
+      std::memcpy(&e.first, b.data() + at, sizeof(std::int64_t));
+      std::memcpy(&e.second, b.data() + at + sizeof(std::int64_t), sizeof(T));
+      mine.push_back(e);
+    }
+  }
+  std::stable_sort(mine.begin(), mine.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<char> out;
+  for (std::size_t k = 0; k < mine.size();) {
+    std::pair<std::int64_t, T> sum = mine[k++];
+    while (k < mine.size() && mine[k].first == sum.first) {
+      sum.second = static_cast<T>(sum.second + mine[k++].second);
+    }
+    const std::size_t at = out.size();
+    out.resize(at + pair);
+    std::memcpy(out.data() + at, &sum.first, sizeof(std::int64_t));
+    std::memcpy(out.data() + at + sizeof(std::int64_t), &sum.second, sizeof(T));
+  }
+  st.bytes_sent += static_cast<std::int64_t>(out.size()) * (ranks - 1);
+  std::vector<std::size_t> offs;
+  std::vector<char> all = buffered_allgather(out.data(), out.size(), offs);
+  idx.clear();
+  val.clear();
+  for (std::size_t at = 0; at + pair <= all.size(); at += pair) {
+    std::int64_t i = 0;
+    T v{};
+    std::memcpy(&i, all.data() + at, sizeof(std::int64_t));
+    std::memcpy(&v, all.data() + at + sizeof(std::int64_t), sizeof(T));
+    idx.push_back(i);
+    val.push_back(v);
+  }
+}
+
+template <class T, int N> class BufferedArrayMerge final : public BufferedMerge {
+public:
+  using Apply = std::function<void(T&, T, std::int64_t)>;
+
+  BufferedArrayMerge(DistArray<T, N>& array, std::vector<DistArray<T, N>*> copies)
+      : array_(array), copies_(std::move(copies)), n_(array.size()) {
+    if (const BufferedApplyEntry* e = find_buffered_apply(&array)) {
+      if (e->element_type == static_cast<int>(element_type_of<T>()) && e->data == array.data() &&
+          e->size == array.size()) {
+        apply_ = static_cast<const Apply*>(e->fn.get());
+        mean_ = e->mean;
+      }
+    }
+  }
+
+  void set_workers(int workers) override { workers_ = workers; }
+  void start_flushing(int ring) override {
+    base_.assign(copies_.size(), std::vector<T>(array_.data(), array_.data() + n_));
+    pending_.assign(copies_.size(), std::vector<std::vector<T>>(
+                                        static_cast<std::size_t>(ring),
+                                        std::vector<T>(static_cast<std::size_t>(n_), T(0))));
+  }
+  void take(int slot, int ring) override {
+    const T* c = copies_[static_cast<std::size_t>(slot)]->data();
+    const T* b = base_[static_cast<std::size_t>(slot)].data();
+    T* p = pending_[static_cast<std::size_t>(slot)][static_cast<std::size_t>(ring)].data();
+    for (std::int64_t i = 0; i < n_; ++i) {
+      p[i] = static_cast<T>(c[i] - b[i]);
+    }
+  }
+  void prepare_round(const std::vector<int>& rings, bool across) override {
+    delta_.assign(static_cast<std::size_t>(n_), T(0));
+    for (std::size_t s = 0; s < rings.size(); ++s) {
+      if (rings[s] >= 0) {
+        const T* p = pending_[s][static_cast<std::size_t>(rings[s])].data();
+        for (std::int64_t i = 0; i < n_; ++i) {
+          delta_[static_cast<std::size_t>(i)] += p[i];
+        }
+      }
+    }
+    exchange(across);
+  }
+  void prepare_loop_end(bool across) override {
+    delta_.assign(static_cast<std::size_t>(n_), T(0));
+    const T* od = array_.data();
+    for (const DistArray<T, N>* c : copies_) {
+      const T* cd = c->data();
+      for (std::int64_t i = 0; i < n_; ++i) {
+        delta_[static_cast<std::size_t>(i)] += static_cast<T>(cd[i] - od[i]);
+      }
+    }
+    exchange(across);
+  }
+  void apply() override {
+    T* out = array_.data();
+    if (mean_ && workers_ > 1) {
+      const T w = static_cast<T>(workers_);
+      for (T& v : sparse_ ? val_ : delta_) {
+        v = static_cast<T>(v / w);
+      }
+    }
+    if (sparse_) {
+      for (std::size_t k = 0; k < idx_.size(); ++k) {
+        apply_one(out[idx_[k]], val_[k], idx_[k]);
+      }
+      return;
+    }
+    if (!apply_) { // the default merge: bitwise the historical `original += delta`
+      for (std::int64_t i = 0; i < n_; ++i) {
+        out[i] += delta_[static_cast<std::size_t>(i)];
+      }
+      return;
+    }
+    for (std::int64_t i = 0; i < n_; ++i) {
+      if (delta_[static_cast<std::size_t>(i)] != T(0)) {
+        (*apply_)(out[i], delta_[static_cast<std::size_t>(i)], i);
+      }
+    }
+  }
+  void refresh(int slot, const std::vector<int>& rings) override {
+    T* c = copies_[static_cast<std::size_t>(slot)]->data();
+    const T* a = array_.data();
+    for (std::int64_t i = 0; i < n_; ++i) {
+      c[i] = a[i];
+    }
+    for (int r : rings) {
+      const T* p = pending_[static_cast<std::size_t>(slot)][static_cast<std::size_t>(r)].data();
+      for (std::int64_t i = 0; i < n_; ++i) {
+        c[i] += p[i];
+      }
+    }
+    std::vector<T>& b = base_[static_cast<std::size_t>(slot)];
+    std::copy(c, c + n_, b.begin());
+  }
+
+private:
+  void apply_one(T& value, T delta, std::int64_t i) const {
+    if (apply_) {
+      (*apply_)(value, delta, i);
+    } else {
+      value += delta;
+    }
+  }
+  void exchange(bool across) {
+    const double t0 = buffered_now();
+    BufferedStats& st = buffered_stats();
+    sparse_ = buffered_use_sparse(n_, sizeof(T), density_);
+    std::int64_t touched = 0;
+    if (sparse_) {
+      idx_.clear();
+      val_.clear();
+      for (std::int64_t i = 0; i < n_; ++i) {
+        if (delta_[static_cast<std::size_t>(i)] != T(0)) {
+          idx_.push_back(i);
+          val_.push_back(delta_[static_cast<std::size_t>(i)]);
+        }
+      }
+      if (across) {
+        sparse_exchange<T>(n_, idx_, val_);
+      } else {
+        st.pushed_entries += static_cast<std::int64_t>(idx_.size());
+      }
+      touched = static_cast<std::int64_t>(idx_.size());
+      ++st.sparse_merges;
+    } else {
+      if (across) {
+        buffered_allreduce(delta_.data(), delta_.size(), static_cast<int>(element_type_of<T>()));
+        const int ranks = buffered_ranks();
+        st.bytes_sent += static_cast<std::int64_t>(2.0 * (ranks - 1) / ranks *
+                                                   static_cast<double>(n_ * sizeof(T)));
+      }
+      for (std::int64_t i = 0; i < n_; ++i) {
+        touched += delta_[static_cast<std::size_t>(i)] != T(0) ? 1 : 0;
+      }
+      ++st.dense_merges;
+    }
+    density_ = n_ > 0 ? static_cast<double>(touched) / static_cast<double>(n_) : 1.0;
+    st.exchange_s += buffered_now() - t0;
+  }
+
+  DistArray<T, N>& array_;
+  std::vector<DistArray<T, N>*> copies_;
+  std::int64_t n_;
+  const Apply* apply_ = nullptr;
+  bool mean_ = false;
+  int workers_ = 1;
+  std::vector<std::vector<T>> base_;
+  std::vector<std::vector<std::vector<T>>> pending_;
+  std::vector<T> delta_;
+  bool sparse_ = false;
+  double density_ = -1; ///< touched fraction at the last merge (-1: none yet)
+  std::vector<std::int64_t> idx_;
+  std::vector<T> val_;
+};
+
+// -- the flush coordinator (Buffered.cpp) ------------------------------------------------------
+
+/// Drives the flushes of one loop execution: per-worker clocks, the SSP wait, the rounds that
+/// merge every worker's n-th flush (in slot order, then across ranks), the final drain.
+class FlushCoordinator {
+public:
+  /// `every` = 0: one merge at the loop's end (finish()).
+  FlushCoordinator(int slots, std::int64_t every, int staleness, bool across,
+                   std::vector<BufferedMerge*> merges);
+  ~FlushCoordinator();
+  FlushCoordinator(const FlushCoordinator&) = delete;
+  FlushCoordinator& operator=(const FlushCoordinator&) = delete;
+
+  bool flushing() const { return every_ > 0; }
+  /// Called by the worker after each record.
+  void after_record(int slot) {
+    if (every_ > 0 && ++since_[static_cast<std::size_t>(slot)].count == every_) {
+      flush(slot);
+    }
+  }
+  /// The worker ran all its records: publishes its last changes and leaves the clock table.
+  void retire(int slot);
+  /// The worker threw: nobody waits any more.
+  void fail();
+  /// After the engine: retires slots that never ran, merges what is left (loop-end mode: the
+  /// single merge), records the events.
+  void finish();
+
+private:
+  struct alignas(64) Counter {
+    std::int64_t count = 0;
+  };
+  void flush(int slot);
+  void publish(int slot, bool retiring);
+  void merge_loop();
+  void log(int slot, int kind, std::int64_t clock);
+
+  int slots_;
+  std::int64_t every_;
+  int staleness_;
+  int ring_;
+  bool across_;
+  std::vector<BufferedMerge*> merges_;
+  std::vector<Counter> since_;
+  std::mutex mu_;                   ///< clocks, merged_, flags, events
+  std::mutex table_mu_;             ///< the arrays' values (written by apply, read by refresh)
+  std::condition_variable cv_;      ///< workers wait here for merged rounds
+  std::condition_variable work_cv_; ///< the merger waits here for publishes
+  std::vector<std::int64_t> clock_;
+  std::vector<bool> retired_;
+  std::int64_t merged_ = 0;
+  bool done_ = false;
+  bool failed_ = false;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  std::thread merger_;
+  std::vector<BufferedEvent> events_;
+};
+
+} // namespace rotor::detail
+
+namespace rotor {
+
+/// Replaces the merge of buffered array `array` (default: `value += delta`) by `fn`, which is
+/// called at each flush once for every element some worker changed, with the sum of the
+/// workers' changes (`delta`) and the element's linear index: `fn(T& value, T delta)` or
+/// `fn(T& value, T delta, std::int64_t index)`. Call it before the loop, on every rank; it
+/// stays until buffered_sum(array). Reads inside the loop still see the worker's copy with its
+/// own raw changes until the next flush.
+template <class T, int N, class Fn> void buffered_apply(DistArray<T, N>& array, Fn fn) {
+  using Apply = std::function<void(T&, T, std::int64_t)>;
+  detail::BufferedApplyEntry e;
+  e.element_type = static_cast<int>(detail::element_type_of<T>());
+  e.data = array.data();
+  e.size = array.size();
+  if constexpr (std::is_invocable_v<Fn&, T&, T, std::int64_t>) {
+    e.fn = std::make_shared<Apply>(std::move(fn));
+  } else {
+    static_assert(std::is_invocable_v<Fn&, T&, T>,
+                  "rotor::buffered_apply: fn must be callable as fn(T& value, T delta) or "
+                  "fn(T& value, T delta, std::int64_t index)");
+    e.fn = std::make_shared<Apply>(
+        [f = std::move(fn)](T& value, T delta, std::int64_t) mutable { f(value, delta); });
+  }
+  detail::register_buffered_apply(&array, std::move(e));
+}
+
+/// Merges `array` by the mean of the workers' changes (`value += delta / workers`, workers =
+/// ranks x threads of the loop): model averaging for data-parallel SGD, where the sum would apply
+/// every worker's step to the same weights. Floating-point arrays only.
+template <class T, int N> void buffered_mean(DistArray<T, N>& array) {
+  static_assert(std::is_floating_point_v<T>, "rotor::buffered_mean: a float or double array");
+  detail::BufferedApplyEntry e;
+  e.element_type = static_cast<int>(detail::element_type_of<T>());
+  e.data = array.data();
+  e.size = array.size();
+  e.mean = true;
+  detail::register_buffered_apply(&array, std::move(e));
+}
+
+/// Back to the default merge (`value += delta`) for `array`.
+template <class T, int N> void buffered_sum(DistArray<T, N>& array) {
+  detail::unregister_buffered_apply(&array);
+}
+
+} // namespace rotor
