@@ -208,6 +208,8 @@ public:
   bool BeginSourceFileAction(CompilerInstance& ci) override {
     if (quiet_errors_ != nullptr) {
       ci.getDiagnostics().setClient(new CollectErrors(*quiet_errors_), /*ShouldOwnClient=*/true);
+      // Nor the "N errors generated." summary (CompilerInstance prints it when ShowCarets).
+      ci.getDiagnosticOpts().ShowCarets = false;
     }
     ci.getPreprocessor().AddPragmaHandler(new RotorPragmaHandler(pragmas_));
     // Bodies of functions in system headers (the standard library, Eigen, Rotor's own) are
