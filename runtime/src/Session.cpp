@@ -1,12 +1,12 @@
 #include "rotor/runtime/Session.h"
 
 #include "Checkpoint.h"
-#include "rotor/runtime/Buffered.h"
 #include "Failure.h"
 #include "Observability.h"
 #include "OrderRecorder.h"
 #include "SessionState.h"
 #include "rotor/distarray/Collective.h"
+#include "rotor/runtime/Buffered.h"
 
 #include <oneapi/tbb/info.h>
 
@@ -147,8 +147,7 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
                           "' (known: --rotor-threads=N, --rotor-verbose, "
                           "--rotor-record-order=FILE, --rotor-replay-order=FILE, "
                           "--rotor-checkpoint=DIR, --rotor-checkpoint-every=N, --rotor-resume, " +
-                          observability_flags_help() + ", " + detail::buffered_flags_help() +
-                          ")");
+                          observability_flags_help() + ", " + detail::buffered_flags_help() + ")");
     }
   }
   argc = out;
