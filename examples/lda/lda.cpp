@@ -15,6 +15,7 @@
 #include <rotor/rotor.h>
 
 #include "../common/Flags.h"
+#include "../common/Main.h"
 #include "../common/Report.h"
 #include "GibbsSampler.h"
 
@@ -166,17 +167,5 @@ int run(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
-  std::unique_ptr<rotor::Session> session;
-  try { // a bad --rotor-* flag or an unwritable --rotor-metrics/trace file: one line, exit 2
-    session = std::make_unique<rotor::Session>(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "lda: error: %s\n", e.what());
-    return 2;
-  }
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "lda: error: %s\n", e.what());
-    return 1;
-  }
+  return rotor::examples::main_with_session("lda", argc, argv, run);
 }
