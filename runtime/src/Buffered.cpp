@@ -356,22 +356,22 @@ void FlushCoordinator::merge_loop() {
       if (across_) {
         buffered_allreduce_counts(counts, 2);
       }
+      // merged_ moves with the array, under the table lock: a worker refreshing its view reads
+      // both together, or it would add its own flush r on top of an array that holds round r
       std::lock_guard<std::mutex> table(table_mu_);
       for (BufferedMerge* m : merges_) {
         m->apply();
       }
+      std::lock_guard<std::mutex> lk(mu_);
+      merged_ = r;
+      ++buffered_stats().rounds;
+      done_ = counts[0] == 0 && counts[1] == 0;
     } catch (...) {
       std::lock_guard<std::mutex> lk(mu_);
       error_ = std::current_exception();
       failed_ = true;
       cv_.notify_all();
       return;
-    }
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      merged_ = r;
-      ++buffered_stats().rounds;
-      done_ = counts[0] == 0 && counts[1] == 0;
     }
     cv_.notify_all();
   }
