@@ -1,5 +1,6 @@
 #include "Layout.h"
 
+#include "BucketInPlace.h"
 #include "Comm.h"
 
 #include <algorithm>
@@ -209,6 +210,52 @@ void permute_in_place(SpaceAccess& space, std::vector<std::uint32_t> order, bool
   }
 }
 
+/// Groups this rank's records stably by `bucket(i)` in [0, buckets), in place, with their ids and
+/// origins (when `track` and the records had no origin yet, it becomes their position before);
+/// returns the buckets + 1 boundaries. Block-wise (BucketInPlace.h) unless there are too many
+/// buckets for that, then by a counting order applied cycle by cycle.
+template <class Bucket>
+std::vector<std::size_t> group_in_place(SpaceAccess& space, int buckets, Bucket&& bucket,
+                                        bool track) {
+  const std::size_t n = space.local_count();
+  std::vector<std::size_t> starts(static_cast<std::size_t>(buckets) + 1, 0);
+  bool sorted = true;
+  int last = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const int b = bucket(i);
+    sorted = sorted && b >= last;
+    last = b;
+    ++starts[static_cast<std::size_t>(b) + 1];
+  }
+  std::partial_sum(starts.begin(), starts.end(), starts.begin());
+  if (sorted) {
+    return starts;
+  }
+  std::vector<RowColumn> columns{{space.record_data(), space.record_bytes()}};
+  if (space.ids().size() == n) {
+    columns.push_back({reinterpret_cast<char*>(space.ids().data()), sizeof(std::uint64_t)});
+  }
+  std::vector<std::uint32_t>* origin = space.origin();
+  if (origin && origin->size() != n && track) {
+    origin->resize(n);
+    std::iota(origin->begin(), origin->end(), std::uint32_t{0});
+  }
+  if (origin && origin->size() == n) {
+    columns.push_back({reinterpret_cast<char*>(origin->data()), sizeof(std::uint32_t)});
+  }
+  std::size_t row_bytes = 0;
+  for (const RowColumn& c : columns) {
+    row_bytes += c.width;
+  }
+  if (const std::size_t block = bucket_block_rows(n, buckets, row_bytes)) {
+    stable_bucket_in_place(starts, bucket, columns, block);
+  } else {
+    std::vector<std::size_t> unused;
+    permute_in_place(space, counting_order(n, buckets, bucket, unused), false);
+  }
+  return starts;
+}
+
 /// Replicated records at several ranks: each rank keeps the records of its own cells (compacted
 /// in place, order kept), remembering their positions; the dataset becomes distributed.
 template <class RankOf>
@@ -297,12 +344,8 @@ void exchange_records(SpaceAccess& space, RankOf&& rank_of, bool track, std::uin
   }
   // grouped by destination (stable: a destination gets its records in their order), this
   // rank's own records first: bucket (dest - me) mod ranks
-  std::vector<std::size_t> grouped;
-  permute_in_place(
-      space,
-      counting_order(
-          n, ranks, [&](std::size_t i) { return (rank_of(i) - me + ranks) % ranks; }, grouped),
-      false);
+  const std::vector<std::size_t> grouped = group_in_place(
+      space, ranks, [&](std::size_t i) { return (rank_of(i) - me + ranks) % ranks; }, false);
   // counts[r * ranks + q]: records rank r sends to rank q
   std::vector<std::size_t> begin_of(static_cast<std::size_t>(ranks));
   std::vector<std::uint64_t> mine(static_cast<std::size_t>(ranks));
@@ -583,19 +626,24 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
   };
   // a stable order by cell (records keep their relative order inside a cell: locality of the
   // input's order survives), ordered loops: by keys inside a cell; applied in place
+  if (!req.ordered) {
+    layout.seg_begin = group_in_place(space, s.cells, local_cell, track);
+    layout.seg_end.assign(layout.seg_begin.begin() + 1, layout.seg_begin.end());
+    layout.seg_begin.pop_back();
+    keys = std::vector<std::int64_t>();
+    return store(key, std::move(layout), space);
+  }
   std::vector<std::uint32_t> order = counting_order(n, s.cells, local_cell, layout.seg_begin);
   layout.seg_end.assign(layout.seg_begin.begin() + 1, layout.seg_begin.end());
   layout.seg_begin.pop_back();
-  if (req.ordered) {
-    for (int cl = 0; cl < s.cells; ++cl) {
-      auto first = order.begin() + static_cast<std::ptrdiff_t>(layout.seg_begin[cl]);
-      auto last = order.begin() + static_cast<std::ptrdiff_t>(layout.seg_end[cl]);
-      std::stable_sort(first, last, [&](std::uint32_t a, std::uint32_t b) {
-        std::vector<std::int64_t> ka(keys.begin() + a * nkeys, keys.begin() + (a + 1) * nkeys);
-        std::vector<std::int64_t> kb(keys.begin() + b * nkeys, keys.begin() + (b + 1) * nkeys);
-        return order_key(req, ka) < order_key(req, kb);
-      });
-    }
+  for (int cl = 0; cl < s.cells; ++cl) {
+    auto first = order.begin() + static_cast<std::ptrdiff_t>(layout.seg_begin[cl]);
+    auto last = order.begin() + static_cast<std::ptrdiff_t>(layout.seg_end[cl]);
+    std::stable_sort(first, last, [&](std::uint32_t a, std::uint32_t b) {
+      std::vector<std::int64_t> ka(keys.begin() + a * nkeys, keys.begin() + (a + 1) * nkeys);
+      std::vector<std::int64_t> kb(keys.begin() + b * nkeys, keys.begin() + (b + 1) * nkeys);
+      return order_key(req, ka) < order_key(req, kb);
+    });
   }
   keys = std::vector<std::int64_t>();
   permute_in_place(space, std::move(order), track);

@@ -90,6 +90,12 @@ void fill_state(Session::State& s) {
     int local = env_int("OMPI_COMM_WORLD_LOCAL_SIZE", s.comm->size());
     s.threads = default_threads(local);
   }
+  using oneapi::tbb::global_control;
+  if (static_cast<std::size_t>(s.threads) + 1 >
+      global_control::active_value(global_control::max_allowed_parallelism)) {
+    s.workers = std::make_unique<global_control>(global_control::max_allowed_parallelism,
+                                                 static_cast<std::size_t>(s.threads) + 1);
+  }
   s.arena = std::make_unique<oneapi::tbb::task_arena>(s.threads, 0);
   s.null_out = std::make_unique<std::ostream>(&null_buffer);
 }
