@@ -17,16 +17,21 @@ mpi=(mpirun --oversubscribe --bind-to none --allow-run-as-root)
 
 value() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p" | head -1; }
 
-# measure LABEL KEY PER_EPOCH_KEY CMD...: runs CMD, prints a table row from its closing line.
+# measure LABEL KEY CMD...: runs CMD, prints a table row from its closing line (throughput over
+# the whole run, so a one-time cost such as the first layout counts once) and from its per-epoch
+# lines (the median throughput of the epochs after the first: the steady state).
 measure() {
   local label=$1 key=$2
   shift 2
-  local line
-  line=$("$@" 2>&1 | grep '^final ' | tail -1) || { echo "| $label | failed |"; return; }
-  local n
+  local out line
+  out=$("$@" 2>&1) || { echo "| $label | failed |"; return; }
+  line=$(grep '^final ' <<<"$out" | tail -1)
+  local n steady
   n=$(value epochs "$line")
   [[ -n "$n" ]] || n=$(value iterations "$line")
-  printf '| %s | %s | %s | %s |\n' "$label" "$(value "$key" "$line")" \
+  steady=$(grep -E '^(epoch|iteration)=' <<<"$out" | tail -n +2 | tr ' ' '\n' | sed -n "s/^$key=//p" |
+    sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.2g", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2); else print "-" }')
+  printf '| %s | %s | %s | %s | %s |\n' "$label" "$(value "$key" "$line")" "$steady" \
     "$(awk -v s="$(value seconds "$line")" -v n="$n" 'BEGIN { printf "%.3g", s / n }')" \
     "$(tr ' ' '\n' <<<"$line" | grep -E '^(test_rmse|log_likelihood|test_accuracy)=' | head -1)"
 }
@@ -44,8 +49,8 @@ four_ways() {
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo
-echo "| run | throughput (/s) | seconds per epoch | quality |"
-echo "|---|---|---|---|"
+echo "| run | throughput (/s) | after the first epoch (/s) | seconds per epoch | quality |"
+echo "|---|---|---|---|---|"
 
 if [[ -z "${ONLY:-}" || "${ONLY:-}" == sgd_mf ]]; then
   preset=${RATINGS:-10m}
