@@ -171,8 +171,10 @@ struct MovePlan {
   std::vector<int> diff_arrays; ///< written arrays synced by difference
 };
 
+/// `skewed_keys`: the schedule's fields are skewed keys, so no array's blocks follow them (every
+/// written array is synced by difference).
 MovePlan plan_moves(const codegen::LoopSpec& spec, const std::vector<ArrayBinding>& arrays,
-                    const std::vector<int>& spec_index, const Schedule& s) {
+                    const std::vector<int>& spec_index, const Schedule& s, bool skewed_keys) {
   MovePlan plan;
   const int steps = static_cast<int>(s.steps.size());
   plan.end_owned.resize(arrays.size());
@@ -183,7 +185,7 @@ MovePlan plan_moves(const codegen::LoopSpec& spec, const std::vector<ArrayBindin
     if (!as.written || as.role == codegen::Role::replicated) {
       continue;
     }
-    if (!follows_fields(spec, si, s)) {
+    if (skewed_keys || !follows_fields(spec, si, s)) {
       plan.diff_arrays.push_back(static_cast<int>(ai));
       continue;
     }
@@ -636,6 +638,16 @@ std::vector<int> partition_fields(const codegen::LoopSpec& spec, const SpaceAcce
   return f;
 }
 
+/// A unimodular plan whose base is one_d over records runs across ranks: every conflict has the
+/// same first skewed key, so the records of one skewed-key range touch elements no other range
+/// writes; the records move to the rank of their range and the written arrays are synced by
+/// difference (exact: each changed element has one writer). Other bases keep every rank running
+/// the whole loop on its threads (their cells would need the skewed footprints moved per step).
+bool distributes_skewed(const codegen::LoopSpec& spec, const SpaceAccess& space) {
+  return spec.kind == Kind::unimodular && spec.base == Kind::one_d && !spec.ordered &&
+         !space.is_index_space() && !spec.matrix.empty();
+}
+
 /// Makes a distributed dataset whole on every rank (serial and skewed runs).
 void replicate(SpaceAccess& space) {
   Comm& c = comm();
@@ -838,7 +850,7 @@ ExecutionInfo plan_execution(const codegen::LoopSpec& spec, SpaceAccess& space, 
     info.slots = 1;
     info.redundant = true;
     info.mode = "serial";
-  } else if (kind == Kind::unimodular) {
+  } else if (kind == Kind::unimodular && !distributes_skewed(spec, space)) {
     info.slots = threads;
     info.redundant = true;
     info.mode = "threads";
@@ -893,7 +905,8 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
     const bool skewed = mode == Mode::threads;
     LayoutRequest req;
     req.spec = &spec;
-    req.kind = skewed ? spec.base : spec.kind;
+    const bool skewed_keys = distributes_skewed(spec, space) && !skewed;
+    req.kind = skewed || skewed_keys ? spec.base : spec.kind;
     if (skewed && req.kind == Kind::unimodular) {
       req.kind = Kind::serial;
     }
@@ -910,7 +923,7 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
     req.rank = skewed ? 0 : c.rank();
     req.workers = req.ranks * threads;
     req.ordered = spec.ordered || skewed || req.kind == Kind::wavefront;
-    req.matrix = skewed ? &spec.matrix : nullptr;
+    req.matrix = skewed || skewed_keys ? &spec.matrix : nullptr;
     if (req.kind == Kind::serial) { // skewed serial base: one worker, skewed order
       req.kind = Kind::one_d;
       req.workers = 1;
@@ -945,7 +958,7 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
     MovePlan moves;
     std::vector<std::vector<char>> snapshots;
     if (move) {
-      moves = plan_moves(spec, arrays, spec_index, sched);
+      moves = plan_moves(spec, arrays, spec_index, sched, skewed_keys);
       for (int ai : moves.diff_arrays) {
         const ArrayBinding& a = arrays[ai];
         std::size_t n = a.elem_bytes;
@@ -967,7 +980,7 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
         ch.name = arrays[ai].name;
         ch.shape = arrays[ai].shape;
         const int si = spec_index[ai];
-        if (!skewed && spec.arrays[si].role != codegen::Role::replicated &&
+        if (!skewed && !skewed_keys && spec.arrays[si].role != codegen::Role::replicated &&
             follows_fields(spec, si, sched)) {
           ch.allowed = footprint(spec, si, arrays[ai], sched, cell);
         }

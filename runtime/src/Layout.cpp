@@ -20,7 +20,8 @@ std::map<CacheKey, RecordLayout>& cache() {
   return c;
 }
 
-/// Transformed keys: the plan fields replaced by matrix * (plan fields) when skewed.
+/// Transformed keys: the plan fields replaced by matrix * (plan fields) when skewed. The matrix
+/// is over all of the plan's fields, also where the base partitions fewer (one_d: the first).
 void transformed_keys(const LayoutRequest& req, SpaceAccess& space, std::size_t i,
                       std::int64_t* out, std::int64_t* scratch) {
   space.keys(i, out);
@@ -28,16 +29,17 @@ void transformed_keys(const LayoutRequest& req, SpaceAccess& space, std::size_t 
     return;
   }
   const auto& m = *req.matrix;
-  const std::size_t f = req.field_keys.size();
+  const std::vector<int>& fields = req.spec->fields;
+  const std::size_t f = fields.size();
   for (std::size_t r = 0; r < f && r < m.size(); ++r) {
     std::int64_t v = 0;
     for (std::size_t c = 0; c < f && c < m[r].size(); ++c) {
-      v += m[r][c] * out[req.field_keys[c]];
+      v += m[r][c] * out[fields[c]];
     }
     scratch[r] = v;
   }
   for (std::size_t r = 0; r < f && r < m.size(); ++r) {
-    out[req.field_keys[r]] = scratch[r];
+    out[fields[r]] = scratch[r];
   }
 }
 
@@ -67,7 +69,7 @@ bool keys_fit(const RecordLayout& l, const LayoutRequest& req, SpaceAccess& spac
     return true;
   }
   std::vector<std::int64_t> keys(static_cast<std::size_t>(space.key_count()) + 1),
-      prev(keys.size()), scratch(req.field_keys.size() + 1);
+      prev(keys.size()), scratch(req.spec->fields.size() + 1);
   for (int c = 0; c < s.cells; ++c) {
     for (std::size_t i = l.seg_begin[c]; i < l.seg_end[c]; ++i) {
       transformed_keys(req, space, i, keys.data(), scratch.data());
@@ -483,7 +485,7 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
   // otherwise they are extracted from the records on every pass (peak memory ~ the records)
   const bool keep_keys = req.ordered || skewed;
   std::vector<std::int64_t> keys;
-  std::vector<std::int64_t> scratch(static_cast<std::size_t>(f) + 1);
+  std::vector<std::int64_t> scratch(req.spec->fields.size() + 1);
   std::vector<std::int64_t> one(static_cast<std::size_t>(nkeys) + 1);
   auto materialize = [&] {
     keys.assign(keep_keys ? n * static_cast<std::size_t>(nkeys) : 0, 0);

@@ -166,6 +166,41 @@ TEST(Unimodular, SkewedStencilEqualsSerialOrder) {
   EXPECT_TRUE(bitwise_equal(A, A0));
 }
 
+TEST(Unimodular, SkewedRecordsEqualReplayAcrossRanks) {
+  // A(i, j) reads A(i - 1, j + 1): distance (1, -1), unordered. T = [[1, 1], [0, 1]] makes the
+  // first skewed key i + j equal on every conflict, so one_d over i + j is sound; at np > 1 the
+  // records move to the rank of their i + j range and A is synced by difference.
+  CaptureOrders capture;
+  const int rows = 37, cols = 41;
+  std::vector<Cell> records;
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j) {
+      if (mix(i * 131 + j) % 5 != 0) {
+        records.push_back({i, j});
+      }
+    }
+  }
+  for (std::size_t k = records.size(); k > 1; --k) {
+    std::swap(records[k - 1], records[mix(k + 7) % k]);
+  }
+  Dataset<Cell> cells(records);
+  DistArray<double, 2> A({rows, cols}), A0({rows, cols});
+  A.fill_uniform(0.0, 1.0, 9);
+  A0 = A;
+  auto body = [](const Cell& c, auto& A) {
+    const double up_right = c.i > 0 && c.j + 1 < A.extent(1) ? A(c.i - 1, c.j + 1) : 1.0;
+    A(c.i, c.j) = 0.5 * up_right + 0.25 * A(c.i, c.j) + 0.125;
+  };
+  auto s = spec(Kind::unimodular, {0, 1},
+                {array("A", Role::partitioned, 0, true, {{0, -1, 0}, {1, 0, 1}})}, false);
+  s.matrix = {{1, 1}, {0, 1}};
+  s.base = Kind::one_d;
+  std::tuple<> none;
+  codegen::run_loop(s, cells, codegen::keys(&Cell::i, &Cell::j), std::tie(A), none, body);
+  replay(records, last_order(), [&](const Cell& c) { body(c, A0); });
+  EXPECT_TRUE(bitwise_equal(A, A0));
+}
+
 TEST(DataParallel, BufferedCountsMergeExactly) {
   auto records = make_ratings(4000, 50, 20, 21);
   Dataset<Rating> ratings(records);
