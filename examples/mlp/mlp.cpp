@@ -11,6 +11,7 @@
 #include <rotor/rotor.h>
 
 #include "../common/Flags.h"
+#include "../common/Main.h"
 #include "../common/Report.h"
 
 #include <Eigen/Dense>
@@ -19,7 +20,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <exception>
 #include <string>
 #include <vector>
 
@@ -234,11 +234,5 @@ int run(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
-  rotor::Session session(argc, argv);
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "mlp: error: %s\n", e.what());
-    return 1;
-  }
+  return rotor::examples::main_with_session("mlp", argc, argv, run);
 }
