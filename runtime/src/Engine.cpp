@@ -638,14 +638,15 @@ std::vector<int> partition_fields(const codegen::LoopSpec& spec, const SpaceAcce
   return f;
 }
 
-/// A unimodular plan whose base is one_d over records runs across ranks: every conflict has the
-/// same first skewed key, so the records of one skewed-key range touch elements no other range
-/// writes; the records move to the rank of their range and the written arrays are synced by
-/// difference (exact: each changed element has one writer). Other bases keep every rank running
-/// the whole loop on its threads (their cells would need the skewed footprints moved per step).
+/// A unimodular plan over records runs across ranks: the records move to the rank of their cell
+/// of the skewed keys. A cell's footprint is not a box of the arrays, so the written arrays are
+/// synced by difference (exact: in one step each changed element has one writer): base one_d
+/// once at the end (every conflict has the same first skewed key, so no other cell reads what a
+/// cell writes), base wavefront or rotation after every step (later cells read what earlier
+/// steps wrote). Dense index spaces keep every rank running the whole loop on its threads.
 bool distributes_skewed(const codegen::LoopSpec& spec, const SpaceAccess& space) {
-  return spec.kind == Kind::unimodular && spec.base == Kind::one_d && !spec.ordered &&
-         !space.is_index_space() && !spec.matrix.empty();
+  return spec.kind == Kind::unimodular && !space.is_index_space() && !spec.matrix.empty() &&
+         (spec.base == Kind::one_d || spec.base == Kind::wavefront || spec.base == Kind::rotation);
 }
 
 /// Makes a distributed dataset whole on every rank (serial and skewed runs).
@@ -1061,6 +1062,15 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
         std::rethrow_exception(error);
       }
       probe.step_end();
+      if (move && skewed_keys && spec.base != Kind::one_d && st + 1 < sched.steps.size()) {
+        const auto d0 = probe.now();
+        diff_sync(moves.diff_arrays, arrays, snapshots);
+        for (std::size_t k = 0; k < moves.diff_arrays.size(); ++k) {
+          const ArrayBinding& a = arrays[moves.diff_arrays[k]];
+          std::memcpy(snapshots[k].data(), a.data, snapshots[k].size());
+        }
+        probe.rank_phase(SpanKind::sync, d0, probe.now());
+      }
       if (want_order) {
         for (int t = 0; t < threads; ++t) {
           const int cell = sched.steps[st][first_worker + t];

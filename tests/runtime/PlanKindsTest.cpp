@@ -201,6 +201,43 @@ TEST(Unimodular, SkewedRecordsEqualReplayAcrossRanks) {
   EXPECT_TRUE(bitwise_equal(A, A0));
 }
 
+TEST(Unimodular, SkewedOrderedRecordsEqualKeyOrderAcrossRanks) {
+  // The skewed stencil of SkewedStencilEqualsSerialOrder over records: ordered, base wavefront on
+  // the skewed keys (i, i + j); at np > 1 the cells' ranks sync A after every step.
+  const int rows = 23, cols = 19;
+  std::vector<Cell> records;
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j) {
+      records.push_back({i, j});
+    }
+  }
+  std::vector<Cell> shuffled = records;
+  for (std::size_t k = shuffled.size(); k > 1; --k) {
+    std::swap(shuffled[k - 1], shuffled[mix(k + 3) % k]);
+  }
+  Dataset<Cell> cells(shuffled);
+  DistArray<double, 2> A({rows, cols}), A0({rows, cols});
+  A.fill_uniform(0.0, 1.0, 5);
+  A0 = A;
+  auto body = [](const Cell& c, auto& A) {
+    if (c.i == 0) {
+      return;
+    }
+    const double right = c.j + 1 < A.extent(1) ? A(c.i - 1, c.j + 1) : 0.0;
+    A(c.i, c.j) = 0.5 * A(c.i - 1, c.j) + 0.5 * right + 0.001 * A(c.i, c.j);
+  };
+  auto s = spec(Kind::unimodular, {0, 1},
+                {array("A", Role::partitioned, 0, true, {{0, -1, 0}, {1, 0, 1}})}, true);
+  s.matrix = {{1, 0}, {1, 1}};
+  s.base = Kind::wavefront;
+  std::tuple<> none;
+  codegen::run_loop(s, cells, codegen::keys(&Cell::i, &Cell::j), std::tie(A), none, body);
+  for (const Cell& c : records) { // ascending key order
+    body(c, A0);
+  }
+  EXPECT_TRUE(bitwise_equal(A, A0));
+}
+
 TEST(DataParallel, BufferedCountsMergeExactly) {
   auto records = make_ratings(4000, 50, 20, 21);
   Dataset<Rating> ratings(records);
