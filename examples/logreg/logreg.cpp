@@ -9,16 +9,14 @@
 
 #include <rotor/rotor.h>
 
+#include "../common/Classifier.h"
 #include "../common/Flags.h"
 #include "../common/Main.h"
 #include "../common/Report.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <exception>
-#include <memory>
 #include <string>
 
 namespace {
@@ -31,10 +29,7 @@ double log_loss(double margin) {
   return margin > 0 ? std::log1p(std::exp(-margin)) : -margin + std::log1p(std::exp(margin));
 }
 
-struct Evaluation {
-  double accuracy;
-  double loss;
-};
+using rotor::examples::Evaluation;
 
 /// Accuracy and mean log-loss of `w` (bias last) on `data`.
 Evaluation evaluate(rotor::LibsvmData& data, rotor::DistArray<float, 1>& w) {
@@ -55,17 +50,6 @@ Evaluation evaluate(rotor::LibsvmData& data, rotor::DistArray<float, 1>& w) {
   return {correct / n, loss / n};
 }
 
-/// " test_accuracy=0.8471 test_loss=0.3290", or nothing without --test.
-std::string test_words(const rotor::LibsvmData& test, const Evaluation& held_out) {
-  if (test.examples.empty()) {
-    return {};
-  }
-  char buf[80];
-  std::snprintf(buf, sizeof buf, " test_accuracy=%.4f test_loss=%.4f", held_out.accuracy,
-                held_out.loss);
-  return buf;
-}
-
 int run(int argc, char** argv) {
   rotor::examples::Flags flags(argc, argv, "logreg", k_usage);
   const std::string train_path = flags.required("data");
@@ -77,18 +61,11 @@ int run(int argc, char** argv) {
   const auto seed = static_cast<std::uint64_t>(flags.integer("seed", 1));
   flags.finish();
 
-  rotor::LibsvmData train = rotor::load_libsvm(train_path);
-  rotor::LibsvmData test;
-  if (!test_path.empty()) {
-    test = rotor::load_libsvm(test_path);
-  }
-  if (train.examples.empty()) {
-    flags.fail(train_path + ": no examples");
-  }
-  // LIBSVM files are often grouped by class (20 Newsgroups, SpamAssassin): SGD needs a mixed
-  // order. The shuffle depends only on the seed, never on the number of ranks.
-  train.examples.shuffle(seed);
-  const std::int64_t features = std::max(train.num_features, test.num_features);
+  rotor::examples::LabelledSets sets =
+      rotor::examples::load_labelled_sets(flags, train_path, test_path, seed);
+  rotor::LibsvmData& train = sets.train;
+  rotor::LibsvmData& test = sets.test;
+  const std::int64_t features = sets.features;
   rotor::DistArray<float, 1> w({features + 1}); // the last weight is the bias
   w.fill_normal(0.f, 0.01f, seed + 1);
   const std::int64_t bias = features;
@@ -100,10 +77,7 @@ int run(int argc, char** argv) {
               static_cast<long long>(test.examples.size()), static_cast<long long>(features),
               static_cast<long long>(train.features.nonzeros()));
 
-  double train_loss = 0;
-  Evaluation held_out{std::nan(""), std::nan("")};
-  double total_seconds = 0;
-  double sgd_seconds = 0;
+  rotor::examples::EpochLog log(sets);
   for (std::int64_t epoch = 1; epoch <= epochs; ++epoch) {
     const rotor::examples::Stopwatch clock;
     const auto lr = static_cast<float>(lr0 / std::sqrt(static_cast<double>(epoch)));
@@ -125,31 +99,14 @@ int run(int argc, char** argv) {
       w[bias] -= lr * g;
     }
     const double sgd = clock.seconds();
-    sgd_seconds += sgd;
-    train_loss = loss / static_cast<double>(train.examples.size());
+    Evaluation held_out;
     if (!test.examples.empty()) {
       held_out = evaluate(test, w);
     }
-    const double seconds = clock.seconds();
-    total_seconds += seconds;
-    rotor::report_metric("train_loss", train_loss, epoch); // --rotor-metrics=FILE (rotor-plot)
-    if (!test.examples.empty()) {
-      rotor::report_metric("test_accuracy", held_out.accuracy, epoch);
-      rotor::report_metric("test_loss", held_out.loss, epoch);
-    }
-    std::printf("epoch=%lld train_loss=%.4f%s seconds=%.3f examples_per_s=%s\n",
-                static_cast<long long>(epoch), train_loss, test_words(test, held_out).c_str(),
-                seconds,
-                rotor::examples::sci(static_cast<double>(train.examples.size()) / sgd).c_str());
-    std::fflush(stdout);
+    log.epoch(epoch, loss / static_cast<double>(train.examples.size()), held_out, clock.seconds(),
+              sgd);
   }
-
-  const double examples = static_cast<double>(train.examples.size()) * static_cast<double>(epochs);
-  std::printf(
-      "final epochs=%lld train_loss=%.4f%s seconds=%.3g examples_per_s=%s model_hash=%s\n",
-      static_cast<long long>(epochs), train_loss, test_words(test, held_out).c_str(), total_seconds,
-      rotor::examples::sci(sgd_seconds > 0 ? examples / sgd_seconds : 0).c_str(),
-      rotor::examples::hex64(rotor::examples::fnv1a(w.data(), sizeof(float) * w.size())).c_str());
+  log.finish(epochs, rotor::examples::fnv1a(w.data(), sizeof(float) * w.size()));
   return 0;
 }
 

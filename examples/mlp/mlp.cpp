@@ -10,6 +10,7 @@
 
 #include <rotor/rotor.h>
 
+#include "../common/Classifier.h"
 #include "../common/Flags.h"
 #include "../common/Main.h"
 #include "../common/Report.h"
@@ -80,11 +81,9 @@ void sgd_step(rotor::DistArray<float, N>& p, rotor::DistArray<float, N>& g, floa
   gv.setZero();
 }
 
-struct Evaluation {
-  double accuracy;
-  double loss;
-};
+using rotor::examples::Evaluation;
 
+/// Accuracy and mean log-loss of the network on `data`.
 Evaluation evaluate(rotor::LibsvmData& data, const Model& m) {
   const auto& W1 = m.W1; // const: row() reads
   const auto& b1 = m.b1;
@@ -134,16 +133,11 @@ int run(int argc, char** argv) {
   const auto seed = static_cast<std::uint64_t>(flags.integer("seed", 1));
   flags.finish();
 
-  rotor::LibsvmData train = rotor::load_libsvm(train_path);
-  rotor::LibsvmData test;
-  if (!test_path.empty()) {
-    test = rotor::load_libsvm(test_path);
-  }
-  if (train.examples.empty()) {
-    flags.fail(train_path + ": no examples");
-  }
-  train.examples.shuffle(seed);
-  const std::int64_t inputs = std::max(train.num_features, test.num_features);
+  rotor::examples::LabelledSets sets =
+      rotor::examples::load_labelled_sets(flags, train_path, test_path, seed);
+  rotor::LibsvmData& train = sets.train;
+  rotor::LibsvmData& test = sets.test;
+  const std::int64_t inputs = sets.features;
   Model model(inputs, hidden);
   model.W1.fill_normal(0.f, static_cast<float>(1.0 / std::sqrt(8.0)), seed + 1);
   model.w2.fill_normal(0.f, static_cast<float>(1.0 / std::sqrt(static_cast<double>(hidden))),
@@ -163,10 +157,7 @@ int run(int argc, char** argv) {
               static_cast<long long>(test.examples.size()), static_cast<long long>(inputs),
               static_cast<long long>(hidden), static_cast<long long>(batches.size()));
 
-  double train_loss = 0;
-  Evaluation held_out{std::nan(""), std::nan("")};
-  double total_seconds = 0;
-  double sgd_seconds = 0;
+  rotor::examples::EpochLog log(sets);
   for (std::int64_t epoch = 1; epoch <= epochs; ++epoch) {
     const rotor::examples::Stopwatch clock;
     const auto lr = static_cast<float>(lr0 / std::sqrt(static_cast<double>(epoch)));
@@ -206,28 +197,14 @@ int run(int argc, char** argv) {
       gb2[0] = 0.f;
     }
     const double sgd = clock.seconds();
-    sgd_seconds += sgd;
-    train_loss = loss / static_cast<double>(train.examples.size());
+    Evaluation held_out;
     if (!test.examples.empty()) {
       held_out = evaluate(test, model);
     }
-    const double seconds = clock.seconds();
-    total_seconds += seconds;
-    std::printf("epoch=%lld train_loss=%.4f test_accuracy=%.4f test_loss=%.4f seconds=%.3f "
-                "examples_per_s=%s\n",
-                static_cast<long long>(epoch), train_loss, held_out.accuracy, held_out.loss,
-                seconds,
-                rotor::examples::sci(static_cast<double>(train.examples.size()) / sgd).c_str());
-    std::fflush(stdout);
+    log.epoch(epoch, loss / static_cast<double>(train.examples.size()), held_out, clock.seconds(),
+              sgd);
   }
-
-  const double examples = static_cast<double>(train.examples.size()) * static_cast<double>(epochs);
-  std::printf(
-      "final epochs=%lld train_loss=%.4f test_accuracy=%.4f test_loss=%.4f seconds=%.3g "
-      "examples_per_s=%s model_hash=%s\n",
-      static_cast<long long>(epochs), train_loss, held_out.accuracy, held_out.loss, total_seconds,
-      rotor::examples::sci(sgd_seconds > 0 ? examples / sgd_seconds : 0).c_str(),
-      rotor::examples::hex64(rotor::examples::fnv1a(W1.data(), sizeof(float) * W1.size())).c_str());
+  log.finish(epochs, rotor::examples::fnv1a(W1.data(), sizeof(float) * W1.size()));
   return 0;
 }
 
