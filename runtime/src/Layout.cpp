@@ -534,10 +534,11 @@ void exchange_into_cells(SpaceAccess& space, const Schedule& s, CellOf&& cell_of
         sending[q].push_back(c.isend(page.data(), p.count * rb, q, tag));
         sending_pages[q].push_back(&page);
       }
-      c.test_all(sending[q]);
+      // a sent page goes back at once (test_all empties the list when all are done)
+      const bool all_sent = c.test_all(sending[q]);
       std::size_t kept = 0;
-      for (std::size_t k = 0; k < sending[q].size(); ++k) {
-        if (sending[q][k].handle) {
+      for (std::size_t k = 0; k < sending_pages[q].size(); ++k) {
+        if (!all_sent && sending[q][k].handle) {
           sending[q][kept] = sending[q][k];
           sending_pages[q][kept++] = sending_pages[q][k];
         } else {
