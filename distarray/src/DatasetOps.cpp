@@ -3,6 +3,8 @@
 #include "rotor/distarray/Dataset.h"
 #include "rotor/distarray/detail/CounterRng.h"
 
+#include <cstring>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -31,6 +33,43 @@ void check_non_negative(std::int64_t min_value, std::int64_t local_index, bool d
                                        : "a record on another rank has " + std::to_string(-worst);
   throw std::out_of_range("[rank " + std::to_string(rank) + "] rotor::Dataset::" + operation +
                           ": key fields must be >= 0, but " + where);
+}
+
+std::vector<std::uint32_t> expand_origin_codes(const std::vector<std::uint8_t>& codes,
+                                               std::size_t count, bool distributed) {
+  std::vector<char> gathered;
+  const std::uint8_t* all = codes.data();
+  std::size_t total = codes.size();
+  std::uint64_t first = 0; // position of this rank's first record in the laid-out order
+  if (distributed) {
+    gathered = gather_all(codes.data(), codes.size());
+    all = reinterpret_cast<const std::uint8_t*>(gathered.data());
+    total = gathered.size();
+    const std::uint64_t mine = count;
+    const std::vector<char> counts = gather_all(&mine, sizeof mine);
+    for (int r = 0; r < collective().rank(); ++r) {
+      std::uint64_t v = 0;
+      std::memcpy(&v, counts.data() + r * sizeof v, sizeof v);
+      first += v;
+    }
+  }
+  if (first + count > total) {
+    throw std::logic_error("rotor: internal: origin codes do not cover the records");
+  }
+  // the laid-out order is the dataset's order stably grouped by code
+  std::vector<std::uint64_t> next(257, 0);
+  for (std::size_t p = 0; p < total; ++p) {
+    ++next[all[p] + 1u];
+  }
+  std::partial_sum(next.begin(), next.end(), next.begin());
+  std::vector<std::uint32_t> origin(count);
+  for (std::size_t p = 0; p < total; ++p) {
+    const std::uint64_t at = next[all[p]]++;
+    if (at >= first && at < first + count) {
+      origin[at - first] = static_cast<std::uint32_t>(p);
+    }
+  }
+  return origin;
 }
 
 std::vector<std::int64_t> random_permutation(std::int64_t n, std::uint64_t seed) {

@@ -57,6 +57,12 @@ std::vector<char> gather_all(const void* data, std::size_t bytes);
 /// on any rank; `local_index` is the offending local record on this rank (or -1).
 void check_non_negative(std::int64_t min_value, std::int64_t local_index, bool distributed,
                         const char* operation);
+/// Positions in the dataset's order of this rank's `count` records from compact origin codes
+/// (one byte per record in the dataset's order, held by the rank that held the record then: the
+/// group of the record in the laid-out order, whose records keep the dataset's order inside a
+/// group). Collective when `distributed` (gathers every rank's codes: one byte per record).
+std::vector<std::uint32_t> expand_origin_codes(const std::vector<std::uint8_t>& codes,
+                                               std::size_t count, bool distributed);
 /// A random permutation of [0, n) that depends only on (seed, n).
 std::vector<std::int64_t> random_permutation(std::int64_t n, std::uint64_t seed);
 } // namespace detail
@@ -103,6 +109,7 @@ public:
 
   /// Appends a record (replicated datasets only; every rank must append the same records).
   void push_back(const Record& r) {
+    expand_origin();
     if (!ids_.empty() || (records_.empty() && detail::keep_record_ids())) {
       ids_.push_back(static_cast<std::uint64_t>(global_size_));
     }
@@ -241,6 +248,7 @@ private:
   /// this rank's even share of the result.
   template <class MakeOrder> void reorder_globally(MakeOrder&& make_order) {
     const bool dist = distribution_ == Distribution::distributed;
+    expand_origin();
     std::vector<Record> all;
     std::vector<std::uint64_t> all_ids;
     if (dist) {
@@ -320,6 +328,16 @@ private:
     }
   }
 
+  /// origin_ from the compact codes, where the runtime left codes (collective when distributed).
+  void expand_origin() {
+    if (origin_coded_) {
+      origin_ = detail::expand_origin_codes(origin_code_, records_.size(),
+                                            distribution_ == Distribution::distributed);
+      origin_code_ = std::vector<std::uint8_t>();
+      origin_coded_ = false;
+    }
+  }
+
   std::int64_t reduce_max(std::int64_t m) const {
     return distribution_ == Distribution::distributed ? detail::global_max(m) : m;
   }
@@ -330,6 +348,11 @@ private:
   /// each local record in the dataset's sequence before that (serial loops run in that order).
   /// Empty: the records are in the dataset's order.
   std::vector<std::uint32_t> origin_;
+  /// The same, compact (when origin_coded_): the runtime's record exchange leaves one byte per
+  /// record this rank held in the dataset's order (expand_origin_codes); origin_ is computed from
+  /// the codes where a serial loop or a reorder needs it (4 bytes a record less until then).
+  std::vector<std::uint8_t> origin_code_;
+  bool origin_coded_ = false;
   /// Bumped whenever the records may have changed (non-const access, reordering): a parallel
   /// loop whose cached layout saw the same version skips checking the records' keys.
   std::uint64_t version_ = 0;

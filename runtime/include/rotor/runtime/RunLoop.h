@@ -69,12 +69,17 @@ public:
   char* record_data() override { return reinterpret_cast<char*>(records().data()); }
   std::vector<std::uint64_t>& ids() override { return DatasetInternals::ids(d_); }
   std::vector<std::uint32_t>* origin() override { return &DatasetInternals::origin(d_); }
+  bool has_origin() const override { return DatasetInternals::has_origin(d_); }
+  void set_origin_codes(std::vector<std::uint8_t> codes) override {
+    DatasetInternals::set_origin_codes(d_, std::move(codes));
+  }
   std::uint64_t* version() override { return &DatasetInternals::version(d_); }
   void resize_local(std::size_t n, bool dist) override {
     records().resize(n);
     DatasetInternals::set_distribution(d_,
                                        dist ? Distribution::distributed : Distribution::replicated);
   }
+  void reserve_local(std::size_t n) override { reserve_releasing(records(), n); }
   void ensure_ids() override {
     auto& ids = DatasetInternals::ids(d_);
     const std::size_t n = records().size();

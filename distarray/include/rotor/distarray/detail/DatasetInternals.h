@@ -26,8 +26,23 @@ struct DatasetInternals {
   template <class R> static std::vector<R>& records(Dataset<R>& d) { return d.records_; }
   template <class R> static std::vector<std::uint64_t>& ids(Dataset<R>& d) { return d.ids_; }
   /// Positions in the dataset's sequence of the local records after the runtime reordered them
-  /// (empty: in order).
-  template <class R> static std::vector<std::uint32_t>& origin(Dataset<R>& d) { return d.origin_; }
+  /// (empty: in order). Computes them from compact codes first if the dataset has codes
+  /// (collective for a distributed dataset).
+  template <class R> static std::vector<std::uint32_t>& origin(Dataset<R>& d) {
+    d.expand_origin();
+    return d.origin_;
+  }
+  /// True when the records are not in the dataset's order (origin or codes set); no collective.
+  template <class R> static bool has_origin(const Dataset<R>& d) {
+    return d.origin_coded_ || !d.origin_.empty();
+  }
+  /// Compact origin: one byte per record this rank held in the dataset's order (see
+  /// detail::expand_origin_codes).
+  template <class R> static void set_origin_codes(Dataset<R>& d, std::vector<std::uint8_t> codes) {
+    d.origin_.clear();
+    d.origin_code_ = std::move(codes);
+    d.origin_coded_ = true;
+  }
   /// The records' change counter (the runtime bumps it when it reorders or moves them).
   template <class R> static std::uint64_t& version(Dataset<R>& d) { return d.version_; }
   template <class R> static void set_distribution(Dataset<R>& d, Distribution dist) {

@@ -6,12 +6,37 @@
 
 #include "rotor/runtime/Codegen.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace rotor::detail {
+
+/// Gives the whole pages inside [from, to) back to the system (their contents are lost; they
+/// read as zeros if touched again; the allocation stays valid). Returns where the released
+/// pages end (`from` when none was whole), to continue from there.
+char* release_pages(char* from, char* to);
+
+/// Makes room for `n` elements in `v` without holding two copies of it: the elements move into
+/// the new storage a MiB at a time and the old storage's pages go back as they are copied.
+template <class T> void reserve_releasing(std::vector<T>& v, std::size_t n) {
+  if (v.capacity() >= n) {
+    return;
+  }
+  std::vector<T> next;
+  next.reserve(n);
+  const std::size_t step = std::max<std::size_t>(1, (std::size_t{1} << 20) / sizeof(T));
+  char* released = reinterpret_cast<char*>(v.data());
+  for (std::size_t at = 0; at < v.size(); at += step) {
+    const std::size_t end = std::min(v.size(), at + step);
+    next.insert(next.end(), v.begin() + static_cast<std::ptrdiff_t>(at),
+                v.begin() + static_cast<std::ptrdiff_t>(end));
+    released = release_pages(released, reinterpret_cast<char*>(v.data() + end));
+  }
+  v.swap(next);
+}
 
 /// One bound DistArray, as bytes.
 struct ArrayBinding {
@@ -62,10 +87,18 @@ public:
                        bool /*distributed*/) {}
   /// Positions of the local records in the dataset's order once the runtime reordered them
   /// (empty: they are in order); null when the space keeps none.
+  /// Computes them from compact codes first where the space has codes (collective for a
+  /// distributed dataset, like every layout step).
   virtual std::vector<std::uint32_t>* origin() { return nullptr; }
+  /// True when the records are not in the dataset's order (positions or codes kept).
+  virtual bool has_origin() const { return false; }
+  /// Keeps compact origin codes instead of positions (rotor::detail::expand_origin_codes).
+  virtual void set_origin_codes(std::vector<std::uint8_t> /*codes*/) {}
   /// Resizes this rank's records in place (the first min(old, n) stay; new ones are for the
   /// caller to fill through record_data()) and sets the distribution. Ids and origin untouched.
   virtual void resize_local(std::size_t /*n*/, bool /*distributed*/) {}
+  /// Makes room for `n` local records (reserve_releasing: never two copies of the records).
+  virtual void reserve_local(std::size_t /*n*/) {}
   /// The records' change counter (bumped by non-const access and by the runtime's moves); null
   /// when the space keeps none (cached layouts are then always checked against the keys).
   virtual std::uint64_t* version() { return nullptr; }

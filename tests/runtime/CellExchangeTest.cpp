@@ -1,0 +1,143 @@
+// The record exchange straight into cells (several ranks, no record ids kept): it must lay the
+// records out exactly as the exchange that carries ids does, and its compact origin (one byte
+// per record) must still give serial loops and shuffles the dataset's order.
+#include "LoopTestUtil.h"
+
+namespace rotor::test {
+namespace {
+
+using codegen::Kind;
+using codegen::Role;
+
+struct Tagged {
+  std::int32_t user;
+  std::int32_t item;
+  std::int32_t id;
+  float value;
+};
+
+std::vector<Tagged> make_tagged(int n, int users, int items) {
+  std::vector<Tagged> out;
+  for (const Rating& r : make_ratings(n, users, items, 33)) {
+    out.push_back({r.user, r.item, static_cast<std::int32_t>(out.size()), r.value});
+  }
+  return out;
+}
+
+/// This rank's share of `all`, as a loader would read it.
+Dataset<Tagged> share_of(const std::vector<Tagged>& all) {
+  const auto r = static_cast<std::size_t>(Session::instance().rank());
+  const auto n = static_cast<std::size_t>(Session::instance().ranks());
+  const std::size_t first = all.size() * r / n, last = all.size() * (r + 1) / n;
+  return Dataset<Tagged>::distributed(
+      std::vector<Tagged>(all.begin() + static_cast<std::ptrdiff_t>(first),
+                          all.begin() + static_cast<std::ptrdiff_t>(last)),
+      first);
+}
+
+std::vector<Tagged> local_records(const Dataset<Tagged>& d) {
+  return std::vector<Tagged>(d.begin(), d.end());
+}
+
+bool same_records(const std::vector<Tagged>& a, const std::vector<Tagged>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(Tagged)) == 0);
+}
+
+auto mf_body = [](const Tagged& r, auto& W, auto& H) {
+  auto w = W.row(r.user);
+  auto h = H.row(r.item);
+  const double e = r.value - w.dot(h);
+  w += 0.01 * e * h;
+  h += 0.01 * e * w;
+};
+
+codegen::LoopSpec rotation_spec() {
+  return spec(Kind::rotation, {0, 1},
+              {array("W", Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}),
+               array("H", Role::rotating, 1, true, {{1, 0, 0}, {-1, 0, 0}})});
+}
+
+const auto tagged_keys = codegen::keys(&Tagged::user, &Tagged::item, &Tagged::id);
+
+/// Two epochs of the rotation over a fresh share of `records`; returns W, H and the layout.
+struct Rotated {
+  DistArray<double, 2> W, H;
+  std::vector<Tagged> layout;
+};
+Rotated rotate_twice(const std::vector<Tagged>& records, Dataset<Tagged>& data, int users,
+                     int items) {
+  Rotated out{DistArray<double, 2>({users, 3}), DistArray<double, 2>({items, 3}), {}};
+  out.W.fill_normal(0.0, 0.1, 11);
+  out.H.fill_normal(0.0, 0.1, 12);
+  std::tuple<> none;
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    codegen::run_loop(rotation_spec(), data, tagged_keys, std::tie(out.W, out.H), none, mf_body);
+  }
+  out.layout = local_records(data);
+  EXPECT_EQ(data.size(), static_cast<std::int64_t>(records.size()));
+  return out;
+}
+
+TEST(CellExchange, LaysOutLikeTheExchangeThatCarriesIds) {
+  // enough records for several pages per cell and more pages than the windows hold
+  const int users = 41, items = 53, n = 300000;
+  const std::vector<Tagged> records = make_tagged(n, users, items);
+  Dataset<Tagged> plain = share_of(records); // no ids: records go straight into their cells
+  const Rotated a = rotate_twice(records, plain, users, items);
+  Rotated b{DistArray<double, 2>({1, 1}), DistArray<double, 2>({1, 1}), {}};
+  {
+    CaptureOrders capture; // ids kept: the exchange that carries them, then the sort by cell
+    Dataset<Tagged> with_ids = share_of(records);
+    b = rotate_twice(records, with_ids, users, items);
+    detail::take_captured_orders();
+  }
+  EXPECT_TRUE(same_records(a.layout, b.layout)) << "rank " << Session::instance().rank();
+  EXPECT_TRUE(bitwise_equal(a.W, b.W));
+  EXPECT_TRUE(bitwise_equal(a.H, b.H));
+}
+
+/// acc[user] = 0.75 acc[user] + value: the result depends on the order of the records.
+auto order_body = [](const Tagged& r, auto& acc) { acc[r.user] = acc[r.user] * 0.75 + r.value; };
+
+TEST(CellExchange, SerialLoopAfterItSeesTheDatasetOrder) {
+  const int users = 29, items = 31, n = 3000;
+  const std::vector<Tagged> records = make_tagged(n, users, items);
+  Dataset<Tagged> data = share_of(records);
+  rotate_twice(records, data, users, items);
+  // another rotation (by item, then user) over the laid-out records: the compact origin
+  // becomes positions, which travel with the records
+  auto by_item = spec(Kind::rotation, {1, 0},
+                      {array("H", Role::partitioned, 1, true, {{1, 0, 0}, {-1, 0, 0}}),
+                       array("W", Role::rotating, 0, true, {{0, 0, 0}, {-1, 0, 0}})});
+  by_item.line = 3;
+  DistArray<double, 2> W({users, 3}), H({items, 3});
+  std::tuple<> none;
+  codegen::run_loop(by_item, data, tagged_keys, std::tie(H, W), none,
+                    [](const Tagged& r, auto& H, auto& W) { mf_body(r, W, H); });
+  auto serial = spec(Kind::serial, {}, {array("acc", Role::partitioned, 0, true, {{0, 0, 0}})});
+  serial.line = 2;
+  DistArray<double, 1> acc({users}), acc0({users});
+  codegen::run_loop(serial, data, tagged_keys, std::tie(acc), none, order_body);
+  for (const Tagged& r : records) {
+    order_body(r, acc0);
+  }
+  EXPECT_TRUE(bitwise_equal(acc, acc0));
+  // and the rotation lays the records out again afterwards, as the first time
+  Dataset<Tagged> fresh = share_of(records);
+  EXPECT_TRUE(same_records(rotate_twice(records, data, users, items).layout,
+                           rotate_twice(records, fresh, users, items).layout));
+}
+
+TEST(CellExchange, ShuffleAfterItFollowsDatasetPositions) {
+  const int users = 17, items = 23, n = 2500;
+  const std::vector<Tagged> records = make_tagged(n, users, items);
+  Dataset<Tagged> rotated = share_of(records), untouched = share_of(records);
+  rotate_twice(records, rotated, users, items);
+  rotated.shuffle(99);
+  untouched.shuffle(99);
+  EXPECT_TRUE(same_records(local_records(rotated), local_records(untouched)));
+}
+
+} // namespace
+} // namespace rotor::test
