@@ -23,7 +23,7 @@ namespace rotor::detail {
 namespace {
 
 struct FlagsSeen {
-  bool every = false, staleness = false, exchange = false;
+  bool every = false, staleness = false, exchange = false, buffer = false;
 };
 FlagsSeen& flags_seen() {
   static FlagsSeen seen;
@@ -85,6 +85,10 @@ bool parse_buffered_flag(const std::string& name, const std::string& value, bool
     need();
     s.exchange = parse_exchange(name, value);
     flags_seen().exchange = true;
+  } else if (name == "--rotor-worker-buffer") {
+    need();
+    s.worker_buffer = parse_exchange(name, value);
+    flags_seen().buffer = true;
   } else {
     return false;
   }
@@ -92,7 +96,8 @@ bool parse_buffered_flag(const std::string& name, const std::string& value, bool
 }
 
 std::string buffered_flags_help() {
-  return "--rotor-flush-every=N, --rotor-staleness=S, --rotor-buffered-exchange=auto|dense|sparse";
+  return "--rotor-flush-every=N, --rotor-staleness=S, --rotor-buffered-exchange=auto|dense|sparse, "
+         "--rotor-worker-buffer=auto|dense|sparse";
 }
 
 void buffered_from_environment() {
@@ -106,6 +111,9 @@ void buffered_from_environment() {
   }
   if (const char* v = std::getenv("ROTOR_BUFFERED_EXCHANGE"); v && !flags_seen().exchange) {
     s.exchange = parse_exchange("ROTOR_BUFFERED_EXCHANGE", v);
+  }
+  if (const char* v = std::getenv("ROTOR_WORKER_BUFFER"); v && !flags_seen().buffer) {
+    s.worker_buffer = parse_exchange("ROTOR_WORKER_BUFFER", v);
   }
 }
 
@@ -151,6 +159,26 @@ int buffered_ranks() {
 }
 double buffered_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+bool buffered_sparse_buffers(std::int64_t elements, double last_density) {
+  switch (buffered_settings().worker_buffer) {
+  case BufferedSettings::Exchange::dense:
+    return false;
+  case BufferedSettings::Exchange::sparse:
+    return true;
+  case BufferedSettings::Exchange::automatic:
+    break;
+  }
+  // docs/design/buffered.md, "Worker buffers": below these the dense copy is as small or as fast.
+  constexpr std::int64_t k_min_elements = 1 << 16;
+  constexpr double k_max_density = 1.0 / 16;
+  return elements >= k_min_elements && last_density >= 0 && last_density < k_max_density;
+}
+
+double& buffered_loop_density(const char* file, int line) {
+  static std::map<std::pair<std::string, int>, double> densities;
+  return densities.try_emplace({file, line}, -1.0).first->second;
 }
 
 bool buffered_use_sparse(std::int64_t elements, std::size_t elem_bytes, double last_density) {
