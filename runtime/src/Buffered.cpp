@@ -23,7 +23,7 @@ namespace rotor::detail {
 namespace {
 
 struct FlagsSeen {
-  bool every = false, staleness = false, exchange = false, buffer = false;
+  bool every = false, staleness = false, exchange = false, buffer = false, managed = false;
 };
 FlagsSeen& flags_seen() {
   static FlagsSeen seen;
@@ -85,6 +85,10 @@ bool parse_buffered_flag(const std::string& name, const std::string& value, bool
     need();
     s.exchange = parse_exchange(name, value);
     flags_seen().exchange = true;
+  } else if (name == "--rotor-managed-comm") {
+    need();
+    s.managed_bytes = parse_count(name, value, std::numeric_limits<std::int64_t>::max() / 2);
+    flags_seen().managed = true;
   } else if (name == "--rotor-worker-buffer") {
     need();
     s.worker_buffer = parse_exchange(name, value);
@@ -97,7 +101,7 @@ bool parse_buffered_flag(const std::string& name, const std::string& value, bool
 
 std::string buffered_flags_help() {
   return "--rotor-flush-every=N, --rotor-staleness=S, --rotor-buffered-exchange=auto|dense|sparse, "
-         "--rotor-worker-buffer=auto|dense|sparse";
+         "--rotor-worker-buffer=auto|dense|sparse, --rotor-managed-comm=BYTES";
 }
 
 void buffered_from_environment() {
@@ -111,6 +115,10 @@ void buffered_from_environment() {
   }
   if (const char* v = std::getenv("ROTOR_BUFFERED_EXCHANGE"); v && !flags_seen().exchange) {
     s.exchange = parse_exchange("ROTOR_BUFFERED_EXCHANGE", v);
+  }
+  if (const char* v = std::getenv("ROTOR_MANAGED_COMM"); v && !flags_seen().managed) {
+    s.managed_bytes =
+        parse_count("ROTOR_MANAGED_COMM", v, std::numeric_limits<std::int64_t>::max() / 2);
   }
   if (const char* v = std::getenv("ROTOR_WORKER_BUFFER"); v && !flags_seen().buffer) {
     s.worker_buffer = parse_exchange("ROTOR_WORKER_BUFFER", v);
@@ -242,22 +250,35 @@ BufferedPlan plan_buffered(const codegen::LoopSpec& spec, const ExecutionInfo& i
   }
   plan.flush_every = s.flush_every;
   plan.staleness = s.staleness;
+  plan.managed_bytes = s.managed_bytes;
+  if (s.managed_bytes > 0 && s.staleness == 0) {
+    static bool told = false;
+    if (!told && comm().rank() == 0) {
+      std::fprintf(stderr,
+                   "rotor: %s: --rotor-managed-comm holds changes back for at most "
+                   "--rotor-staleness flushes; with 0 every flush sends everything\n",
+                   where.c_str());
+    }
+    told = true;
+  }
   return plan;
 }
 
 // -- FlushCoordinator ----------------------------------------------------------------------------
 
 FlushCoordinator::FlushCoordinator(int slots, std::int64_t every, int staleness, bool across,
-                                   std::vector<BufferedMerge*> merges)
-    : slots_(slots), every_(every), staleness_(staleness), ring_(staleness + 1), across_(across),
-      merges_(std::move(merges)), since_(static_cast<std::size_t>(slots)),
-      clock_(static_cast<std::size_t>(slots), 0), retired_(static_cast<std::size_t>(slots), false) {
+                                   std::vector<BufferedMerge*> merges, std::int64_t managed_bytes)
+    : slots_(slots), every_(every), staleness_(staleness), wait_(managed_bytes > 0 ? 0 : staleness),
+      ring_(staleness + 1), across_(across), merges_(std::move(merges)),
+      since_(static_cast<std::size_t>(slots)), clock_(static_cast<std::size_t>(slots), 0),
+      retired_(static_cast<std::size_t>(slots), false) {
   buffered_stats() = BufferedStats{};
   for (BufferedMerge* m : merges_) {
     m->set_workers(slots_ * (across_ ? buffered_ranks() : 1));
   }
   if (flushing()) {
     for (BufferedMerge* m : merges_) {
+      m->set_managed(managed_bytes, staleness_);
       m->start_flushing(ring_);
     }
     merger_ = std::thread([this] { merge_loop(); });
@@ -289,7 +310,7 @@ void FlushCoordinator::publish(int slot, bool retiring) {
   const auto s = static_cast<std::size_t>(slot);
   const std::int64_t c = clock_[s] + 1; // only this worker writes its clock
   for (BufferedMerge* m : merges_) {
-    m->take(slot, static_cast<int>(c % ring_));
+    m->take(slot, static_cast<int>(c % ring_), c, retiring);
   }
   {
     std::lock_guard<std::mutex> lk(mu_);
@@ -309,7 +330,7 @@ void FlushCoordinator::flush(int slot) {
   const std::int64_t c = clock_[s];
   {
     std::unique_lock<std::mutex> lk(mu_);
-    cv_.wait(lk, [&] { return failed_ || merged_ >= c - staleness_; });
+    cv_.wait(lk, [&] { return failed_ || merged_ >= c - wait_; });
     log(slot, 1, c);
   }
   // The array now holds rounds 1..merged_; add this worker's own later flushes.

@@ -218,8 +218,8 @@ void start_buffered(LoopFrame& frame, int slots, const BufferedPlan& plan) {
     return;
   }
   auto& coordinator = LoopFrameAccess::coordinator(frame);
-  coordinator = std::make_unique<FlushCoordinator>(slots, plan.flush_every, plan.staleness,
-                                                   plan.across, std::move(erased));
+  coordinator = std::make_unique<FlushCoordinator>(
+      slots, plan.flush_every, plan.staleness, plan.across, std::move(erased), plan.managed_bytes);
   LoopFrameAccess::flusher(frame) = coordinator->flushing() ? coordinator.get() : nullptr;
 }
 
@@ -256,6 +256,7 @@ void finish_slots(const codegen::LoopSpec& spec, LoopFrame& frame, int slots, bo
     for (const auto& m : LoopFrameAccess::merges(frame)) {
       density = std::max(density, m->worker_density());
       st.buffer_bytes += static_cast<std::int64_t>(m->buffer_bytes());
+      st.held_rows += m->held_rows();
       st.sparse_buffers += LoopFrameAccess::sparse(frame) ? 1 : 0;
     }
     st.worker_density = density;

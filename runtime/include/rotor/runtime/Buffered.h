@@ -16,6 +16,7 @@
 #include "rotor/distarray/DistArray.h"
 #include "rotor/runtime/SparseBuffer.h"
 #include "rotor/runtime/detail/Engine.h"
+#include "rotor/runtime/detail/ManagedComm.h"
 
 #include <algorithm>
 #include <condition_variable>
@@ -44,6 +45,9 @@ struct BufferedSettings {
   /// --rotor-worker-buffer: dense copies or sparse hash maps per worker (same three choices;
   /// automatic: buffered_sparse_buffers()).
   Exchange worker_buffer = Exchange::automatic;
+  /// --rotor-managed-comm=BYTES: a worker's flush sends at most BYTES of rows, largest change
+  /// first (0: everything); needs flush_every and staleness >= 1 (docs/design/buffered.md).
+  std::int64_t managed_bytes = 0;
   bool record_events = false; ///< tests: log every publish / resume with its clock
 };
 BufferedSettings& buffered_settings();
@@ -60,6 +64,7 @@ struct BufferedStats {
   std::int64_t sparse_merges = 0;  ///< array merges by the sharded (index, value) exchange
   std::int64_t pushed_entries = 0; ///< (index, value) pairs this rank pushed to owners
   std::int64_t bytes_sent = 0;     ///< bytes this rank sent for merges
+  std::int64_t held_rows = 0;      ///< managed communication: rows a flush held back (summed)
   std::int64_t sparse_buffers = 0; ///< buffered arrays whose workers used sparse buffers
   std::int64_t buffer_bytes = 0;   ///< bytes of worker buffers (and flush state) at the loop end
   double worker_density = 0;       ///< largest fraction of rows one worker touched per merge
@@ -82,7 +87,8 @@ std::vector<BufferedEvent>& buffered_events();
 struct BufferedPlan {
   std::int64_t flush_every = 0; ///< 0: one merge at the loop's end
   int staleness = 0;
-  bool across = false; ///< merge across ranks
+  bool across = false;            ///< merge across ranks
+  std::int64_t managed_bytes = 0; ///< per worker flush; 0: send every change
 };
 /// The settings applied to this loop: mid-loop flushes need a one-step plan (independent,
 /// data_parallel) whose workers all run at once; otherwise the loop merges at its end (a note
@@ -131,8 +137,15 @@ public:
   virtual ~BufferedMerge() = default;
   /// Flush mode: per-slot base and `ring` pending delta arrays.
   virtual void start_flushing(int ring) = 0;
-  /// pending[slot][ring] = copy - base.
-  virtual void take(int slot, int ring) = 0;
+  /// pending[slot][ring] = copy - base: the worker's flush `clock`. With managed communication
+  /// (set_managed) only the largest changes within the budget, and those held back for s flushes;
+  /// the rest stays in the worker's view. `final`: the worker's last flush, everything.
+  virtual void take(int slot, int ring, std::int64_t clock, bool final) = 0;
+  /// Managed communication: each flush of a worker sends at most `budget_bytes` of (index, value)
+  /// rows, largest |delta| first, and holds the rest back for at most `hold` flushes.
+  virtual void set_managed(std::int64_t budget_bytes, int hold) = 0;
+  /// Managed communication: rows the workers' flushes held back, summed over flushes.
+  virtual std::int64_t held_rows() const = 0;
   /// Sums pending[s][rings[s]] (rings[s] >= 0) in slot order; merges across ranks.
   virtual void prepare_round(const std::vector<int>& rings, bool across) = 0;
   /// Sums (copy - array) over the slots: the loop-end flush; merges across ranks.
@@ -141,7 +154,7 @@ public:
   virtual void apply() = 0;
   /// The number of workers whose changes one merge adds (buffered_mean divides by it).
   virtual void set_workers(int workers) = 0;
-  /// copy = array + pending[slot][r] for r in rings; base = copy.
+  /// copy = array + pending[slot][r] for r in rings; base = copy; copy += the changes held back.
   virtual void refresh(int slot, const std::vector<int>& rings) = 0;
   /// The largest fraction of the array's rows one worker touched between two merges (sparse
   /// buffers: rows read or written; dense copies: rows changed). Chooses the next buffer kind.
@@ -261,14 +274,35 @@ public:
       concurrent_ = true;
       pending_sparse_.assign(buffers_.size(),
                              std::vector<SparsePending>(static_cast<std::size_t>(ring)));
+      held_sparse_.assign(buffers_.size(), SparseHeld{});
       return;
     }
     base_.assign(copies_.size(), std::vector<T>(array_.data(), array_.data() + n_));
     pending_.assign(copies_.size(), std::vector<std::vector<T>>(
                                         static_cast<std::size_t>(ring),
                                         std::vector<T>(static_cast<std::size_t>(n_), T(0))));
+    if (managed_) {
+      held_.assign(copies_.size(), std::vector<T>(static_cast<std::size_t>(n_), T(0)));
+      held_since_.assign(copies_.size(),
+                         std::vector<std::int64_t>(static_cast<std::size_t>(n_ / width_), -1));
+    }
   }
-  void take(int slot, int ring) override {
+  void set_managed(std::int64_t budget_bytes, int hold) override {
+    const auto row = static_cast<std::int64_t>(sizeof(std::int64_t)) +
+                     width_ * static_cast<std::int64_t>(sizeof(T));
+    budget_ = static_cast<std::size_t>(std::max<std::int64_t>(1, budget_bytes / row));
+    hold_ = hold;
+    managed_ = budget_bytes > 0;
+    held_rows_.assign(std::max(copies_.size(), buffers_.size()), Counter{});
+  }
+  std::int64_t held_rows() const override {
+    std::int64_t n = 0;
+    for (const Counter& c : held_rows_) {
+      n += c.count;
+    }
+    return n;
+  }
+  void take(int slot, int ring, std::int64_t clock, bool final) override {
     const auto s = static_cast<std::size_t>(slot);
     if (!buffers_.empty()) {
       Sparse& b = *buffers_[s];
@@ -292,6 +326,9 @@ public:
         }
       }
       note_density(b.touched());
+      if (managed_) {
+        hold_back_sparse(s, p, clock, final);
+      }
       return;
     }
     const T* c = copies_[s]->data();
@@ -301,6 +338,9 @@ public:
       p[i] = static_cast<T>(c[i] - b[i]);
     }
     note_density(changed_rows(c, b));
+    if (managed_) {
+      hold_back_dense(s, p, clock, final);
+    }
   }
   void prepare_round(const std::vector<int>& rings, bool across) override {
     delta_.assign(static_cast<std::size_t>(n_), T(0));
@@ -393,6 +433,16 @@ public:
         }
       }
       b.rebase();
+      if (managed_) { // held-back changes stay in the view, above the base: sent later
+        const SparseHeld& h = held_sparse_[s];
+        for (std::size_t k = 0; k < h.keys.size(); ++k) {
+          T* row = b.row_data(h.keys[k]);
+          const T* d = h.deltas.data() + k * static_cast<std::size_t>(width_);
+          for (std::int64_t j = 0; j < width_; ++j) {
+            row[j] += d[j];
+          }
+        }
+      }
       return;
     }
     T* c = copies_[s]->data();
@@ -408,6 +458,12 @@ public:
     }
     std::vector<T>& b = base_[s];
     std::copy(c, c + n_, b.begin());
+    if (managed_) {
+      const T* h = held_[s].data();
+      for (std::int64_t i = 0; i < n_; ++i) {
+        c[i] += h[i];
+      }
+    }
   }
 
 private:
@@ -416,6 +472,87 @@ private:
     std::vector<std::int64_t> keys;
     std::vector<T> deltas;
   };
+  /// A sparse worker's held-back rows: key, the flush that first held it, deltas.
+  struct SparseHeld {
+    std::vector<std::int64_t> keys;
+    std::vector<std::int64_t> since;
+    std::vector<T> deltas;
+  };
+
+  /// A change first held back at flush `since` (-1: made since the last flush) must go out with
+  /// flush `clock` when holding it once more would exceed hold_ flushes.
+  bool due(std::int64_t since, std::int64_t clock) const {
+    return (since >= 0 ? since : clock) + hold_ <= clock;
+  }
+  /// Managed communication, dense copy: the rows of `p` this flush does not send move to held_
+  /// (zero in `p`); the view keeps them (refresh adds held_ above the base).
+  void hold_back_dense(std::size_t s, T* p, std::int64_t clock, bool final) {
+    T* held = held_[s].data();
+    std::int64_t* since = held_since_[s].data();
+    std::vector<SendCandidate> cand;
+    const std::int64_t rows = n_ / width_;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const double m = largest_magnitude(p + r * width_, width_);
+      if (m == 0) {
+        since[r] = -1;
+        std::fill(held + r * width_, held + (r + 1) * width_, T(0));
+        continue;
+      }
+      cand.push_back({m, r, final || due(since[r], clock), false});
+    }
+    choose_sends(cand, budget_);
+    for (const SendCandidate& c : cand) {
+      T* row = p + c.key * width_;
+      T* h = held + c.key * width_;
+      if (c.send) {
+        since[c.key] = -1;
+        std::fill(h, h + width_, T(0));
+        continue;
+      }
+      std::copy(row, row + width_, h);
+      std::fill(row, row + width_, T(0));
+      since[c.key] = since[c.key] >= 0 ? since[c.key] : clock;
+      ++held_rows_[s].count;
+    }
+  }
+  /// Managed communication, sparse buffer: the same on the flush's row list.
+  void hold_back_sparse(std::size_t s, SparsePending& p, std::int64_t clock, bool final) {
+    SparseHeld& h = held_sparse_[s];
+    std::vector<std::pair<std::int64_t, std::int64_t>> since; // key -> first held, sorted
+    for (std::size_t k = 0; k < h.keys.size(); ++k) {
+      since.emplace_back(h.keys[k], h.since[k]);
+    }
+    std::sort(since.begin(), since.end());
+    const auto first_held = [&](std::int64_t key) -> std::int64_t {
+      auto it = std::lower_bound(since.begin(), since.end(), std::make_pair(key, std::int64_t(-1)));
+      return it != since.end() && it->first == key ? it->second : -1;
+    };
+    std::vector<SendCandidate> cand;
+    for (std::size_t k = 0; k < p.keys.size(); ++k) {
+      const std::int64_t from = first_held(p.keys[k]);
+      cand.push_back(
+          {largest_magnitude(p.deltas.data() + k * static_cast<std::size_t>(width_), width_),
+           p.keys[k], final || due(from, clock), false});
+    }
+    choose_sends(cand, budget_);
+    SparsePending sent;
+    SparseHeld kept;
+    for (std::size_t k = 0; k < cand.size(); ++k) {
+      const T* d = p.deltas.data() + k * static_cast<std::size_t>(width_);
+      if (cand[k].send) {
+        sent.keys.push_back(p.keys[k]);
+        sent.deltas.insert(sent.deltas.end(), d, d + width_);
+        continue;
+      }
+      const std::int64_t from = first_held(p.keys[k]);
+      kept.keys.push_back(p.keys[k]);
+      kept.since.push_back(from >= 0 ? from : clock);
+      kept.deltas.insert(kept.deltas.end(), d, d + width_);
+      ++held_rows_[s].count;
+    }
+    p = std::move(sent);
+    h = std::move(kept);
+  }
 
   void apply_one(T& value, T delta, std::int64_t i) const {
     T v = value;
@@ -507,7 +644,17 @@ private:
   std::vector<std::vector<T>> base_;
   std::vector<std::vector<std::vector<T>>> pending_;
   std::vector<std::vector<SparsePending>> pending_sparse_;
-  double worker_density_ = 0; ///< largest fraction of rows one worker touched between merges
+  bool managed_ = false;                              ///< --rotor-managed-comm
+  std::size_t budget_ = 0;                            ///< rows a flush sends (beyond those due)
+  int hold_ = 0;                                      ///< flushes a row may be held back
+  std::vector<std::vector<T>> held_;                  ///< dense: held-back changes per slot
+  std::vector<std::vector<std::int64_t>> held_since_; ///< dense: flush that first held a row
+  std::vector<SparseHeld> held_sparse_;
+  struct alignas(64) Counter { // one per worker: no shared counter on the flush path
+    std::int64_t count = 0;
+  };
+  std::vector<Counter> held_rows_; ///< rows held back at some flush, per worker
+  double worker_density_ = 0;      ///< largest fraction of rows one worker touched between merges
   std::vector<T> delta_;
   bool sparse_exchange_ = false;
   double density_ = -1; ///< touched fraction at the last merge (-1: none yet)
@@ -522,8 +669,10 @@ private:
 class FlushCoordinator {
 public:
   /// `every` = 0: one merge at the loop's end (finish()).
+  /// `managed_bytes` > 0: managed communication (changes held back up to `staleness` flushes,
+  /// so workers wait for every round: the bound s is spent on the held changes).
   FlushCoordinator(int slots, std::int64_t every, int staleness, bool across,
-                   std::vector<BufferedMerge*> merges);
+                   std::vector<BufferedMerge*> merges, std::int64_t managed_bytes = 0);
   ~FlushCoordinator();
   FlushCoordinator(const FlushCoordinator&) = delete;
   FlushCoordinator& operator=(const FlushCoordinator&) = delete;
@@ -555,6 +704,7 @@ private:
   int slots_;
   std::int64_t every_;
   int staleness_;
+  int wait_; ///< a worker may run this many rounds ahead of the merged ones
   int ring_;
   bool across_;
   std::vector<BufferedMerge*> merges_;
