@@ -264,10 +264,11 @@ void finish_slots(const codegen::LoopSpec& spec, LoopFrame& frame, int slots, bo
     if (session_state().settings.verbose && session_rank() == 0 && !quiet()) {
       std::fprintf(stderr,
                    "rotor: %s:%d: buffered: %s worker buffers, %.1f KiB on rank 0, worker "
-                   "density %.4f, %lld rounds\n",
+                   "density %.4f, %lld rounds, %lld bytes sent, %lld rows held back\n",
                    spec.file, spec.line, LoopFrameAccess::sparse(frame) ? "sparse" : "dense",
                    static_cast<double>(st.buffer_bytes) / 1024.0, density,
-                   static_cast<long long>(st.rounds));
+                   static_cast<long long>(st.rounds), static_cast<long long>(st.bytes_sent),
+                   static_cast<long long>(st.held_rows));
     }
   }
   const auto& slot_reductions = LoopFrameAccess::slot_reductions(frame);
