@@ -3,6 +3,7 @@
 
 #include "rotor/runtime/Buffered.h"
 
+#include "Schedule.h"
 #include "SessionState.h"
 #include "rotor/runtime/Session.h"
 
@@ -227,14 +228,17 @@ BufferedPlan plan_buffered(const codegen::LoopSpec& spec, const ExecutionInfo& i
       oneapi::tbb::global_control::max_allowed_parallelism));
   std::string where = std::string(spec.file) + ":" + std::to_string(spec.line);
   if (!one_step) {
+    // Workers of a multi-step plan do not all run at once, and every rank ends each step anyway:
+    // merge there (docs/design/buffered.md, "Multi-step plans").
     static bool told = false;
     if (!told && comm().rank() == 0) {
       std::fprintf(stderr,
-                   "rotor: %s: --rotor-flush-every applies to data_parallel and independent "
-                   "loops; this one merges its buffered arrays at its end\n",
-                   where.c_str());
+                   "rotor: %s: --rotor-flush-every on a %s plan: its buffered arrays merge after "
+                   "each step of the schedule\n",
+                   where.c_str(), kind_name(spec.kind));
     }
     told = true;
+    plan.each_step = true;
     return plan;
   }
   if (info.slots > parallelism) {
@@ -267,14 +271,21 @@ BufferedPlan plan_buffered(const codegen::LoopSpec& spec, const ExecutionInfo& i
 // -- FlushCoordinator ----------------------------------------------------------------------------
 
 FlushCoordinator::FlushCoordinator(int slots, std::int64_t every, int staleness, bool across,
-                                   std::vector<BufferedMerge*> merges, std::int64_t managed_bytes)
+                                   std::vector<BufferedMerge*> merges, std::int64_t managed_bytes,
+                                   bool each_step)
     : slots_(slots), every_(every), staleness_(staleness), wait_(managed_bytes > 0 ? 0 : staleness),
-      ring_(staleness + 1), across_(across), merges_(std::move(merges)),
+      each_step_(each_step), ring_(staleness + 1), across_(across), merges_(std::move(merges)),
       since_(static_cast<std::size_t>(slots)), clock_(static_cast<std::size_t>(slots), 0),
       retired_(static_cast<std::size_t>(slots), false) {
   buffered_stats() = BufferedStats{};
   for (BufferedMerge* m : merges_) {
     m->set_workers(slots_ * (across_ ? buffered_ranks() : 1));
+  }
+  if (each_step_) {
+    for (BufferedMerge* m : merges_) {
+      m->set_managed(0, 0);
+      m->start_flushing(1);
+    }
   }
   if (flushing()) {
     for (BufferedMerge* m : merges_) {
@@ -426,7 +437,35 @@ void FlushCoordinator::merge_loop() {
   }
 }
 
+void FlushCoordinator::step_finished() {
+  if (!each_step_) {
+    return;
+  }
+  ++steps_;
+  for (int s = 0; s < slots_; ++s) {
+    for (BufferedMerge* m : merges_) {
+      m->take(s, 0, steps_, true);
+    }
+  }
+  const std::vector<int> rings(static_cast<std::size_t>(slots_), 0);
+  for (BufferedMerge* m : merges_) {
+    m->prepare_round(rings, across_);
+  }
+  for (BufferedMerge* m : merges_) {
+    m->apply();
+  }
+  for (int s = 0; s < slots_; ++s) {
+    for (BufferedMerge* m : merges_) {
+      m->refresh(s, {});
+    }
+  }
+  ++buffered_stats().rounds;
+}
+
 void FlushCoordinator::finish() {
+  if (each_step_) {
+    return; // the last step's merge took every change
+  }
   if (!flushing()) {
     for (BufferedMerge* m : merges_) {
       m->prepare_loop_end(across_);

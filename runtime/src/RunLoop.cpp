@@ -69,6 +69,12 @@ void LoopFrame::cell_finished(int slot) const {
   }
 }
 
+void LoopFrame::step_finished() const {
+  if (coordinator_) {
+    coordinator_->step_finished();
+  }
+}
+
 void LoopFrame::add_reduction(void* target, const ReductionOps* ops) {
   reductions_.push_back(Reduction{target, ops});
 }
@@ -218,8 +224,9 @@ void start_buffered(LoopFrame& frame, int slots, const BufferedPlan& plan) {
     return;
   }
   auto& coordinator = LoopFrameAccess::coordinator(frame);
-  coordinator = std::make_unique<FlushCoordinator>(
-      slots, plan.flush_every, plan.staleness, plan.across, std::move(erased), plan.managed_bytes);
+  coordinator =
+      std::make_unique<FlushCoordinator>(slots, plan.flush_every, plan.staleness, plan.across,
+                                         std::move(erased), plan.managed_bytes, plan.each_step);
   LoopFrameAccess::flusher(frame) = coordinator->flushing() ? coordinator.get() : nullptr;
 }
 

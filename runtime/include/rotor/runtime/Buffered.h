@@ -89,10 +89,11 @@ struct BufferedPlan {
   int staleness = 0;
   bool across = false;            ///< merge across ranks
   std::int64_t managed_bytes = 0; ///< per worker flush; 0: send every change
+  bool each_step = false;         ///< multi-step plans: merge after every step of the schedule
 };
-/// The settings applied to this loop: mid-loop flushes need a one-step plan (independent,
-/// data_parallel) whose workers all run at once; otherwise the loop merges at its end (a note
-/// says so once).
+/// The settings applied to this loop: with --rotor-flush-every, one-step plans (independent,
+/// data_parallel) whose workers all run at once flush every N records; multi-step plans
+/// (rotation, one_d, wavefront) merge after each step of their schedule instead.
 BufferedPlan plan_buffered(const codegen::LoopSpec& spec, const ExecutionInfo& info);
 
 // -- custom apply registry ----------------------------------------------------------------------
@@ -671,8 +672,11 @@ public:
   /// `every` = 0: one merge at the loop's end (finish()).
   /// `managed_bytes` > 0: managed communication (changes held back up to `staleness` flushes,
   /// so workers wait for every round: the bound s is spent on the held changes).
+  /// `each_step`: no flushes inside cells; every worker's changes merge when the engine finishes
+  /// a step (step_finished, on the engine's thread, all ranks alike).
   FlushCoordinator(int slots, std::int64_t every, int staleness, bool across,
-                   std::vector<BufferedMerge*> merges, std::int64_t managed_bytes = 0);
+                   std::vector<BufferedMerge*> merges, std::int64_t managed_bytes = 0,
+                   bool each_step = false);
   ~FlushCoordinator();
   FlushCoordinator(const FlushCoordinator&) = delete;
   FlushCoordinator& operator=(const FlushCoordinator&) = delete;
@@ -688,6 +692,9 @@ public:
   void retire(int slot);
   /// The worker threw: nobody waits any more.
   void fail();
+  /// Step mode: merges every slot's changes since the last step (slot order, then across ranks)
+  /// and restarts each slot's view from the merged array.
+  void step_finished();
   /// After the engine: retires slots that never ran, merges what is left (loop-end mode: the
   /// single merge), records the events.
   void finish();
@@ -705,6 +712,8 @@ private:
   std::int64_t every_;
   int staleness_;
   int wait_; ///< a worker may run this many rounds ahead of the merged ones
+  bool each_step_ = false;
+  std::int64_t steps_ = 0; ///< step merges so far (each_step_)
   int ring_;
   bool across_;
   std::vector<BufferedMerge*> merges_;

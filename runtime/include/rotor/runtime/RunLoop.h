@@ -264,6 +264,7 @@ public:
                      [recs](std::size_t k) -> Record& { return recs[k]; });
   }
   void cell_finished(int slot) override { frame_.cell_finished(slot); }
+  void step_finished() override { frame_.step_finished(); }
 
 private:
   Dataset<Record>& d_;
@@ -302,6 +303,7 @@ public:
     });
   }
   void cell_finished(int slot) override { frame_.cell_finished(slot); }
+  void step_finished() override { frame_.step_finished(); }
   bool run_list(int slot, const std::size_t* indices, std::size_t count) override {
     Index<N> p;
     return Loop::run(body_, frame_, slot, count, [&](std::size_t k) -> const Index<N>& {

@@ -70,6 +70,8 @@ public:
   bool sparse() const { return sparse_; }
   /// The engine finished slot `slot`'s cell: its buffered changes are published.
   void cell_finished(int slot) const;
+  /// The engine finished a step on this rank: step-mode buffered arrays merge.
+  void step_finished() const;
 
 private:
   friend struct LoopFrameAccess;
