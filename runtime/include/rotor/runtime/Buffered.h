@@ -234,7 +234,7 @@ public:
   /// `objects`: the workers' buffers, DistArray<T, N> copies or (sparse) SparseBuffer<T, N>.
   BufferedArrayMerge(DistArray<T, N>& array, const std::vector<void*>& objects, bool sparse)
       : array_(array), n_(array.size()),
-        width_(N == 1 || array.extent(0) == 0 ? 1 : array.size() / array.extent(0)) {
+        width_(N == 1 || array.size() == 0 ? 1 : array.size() / array.extent(0)) {
     for (void* o : objects) {
       if (sparse) {
         buffers_.push_back(static_cast<Sparse*>(o));

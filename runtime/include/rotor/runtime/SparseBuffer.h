@@ -43,7 +43,7 @@ public:
 
   explicit SparseBuffer(const DistArray<T, N>& shared)
       : shared_(shared.data()), shape_(shared.shape()), size_(shared.size()),
-        width_(N == 1 || shape_[0] == 0 ? 1 : size_ / shape_[0]) {
+        width_(N == 1 || size_ == 0 ? 1 : size_ / shape_[0]) {
     rehash(k_initial_capacity);
   }
   SparseBuffer(const SparseBuffer&) = delete;
