@@ -95,6 +95,13 @@ int run(int argc, char** argv) {
   Totals topic_total({K});
   Weights topic_weight({K});
   const rotor::examples::lda::Prior prior{alpha, beta, beta * static_cast<double>(V)};
+  // topic_weight caches 1 / (topic_total + V beta): summing the workers' changes to it would be
+  // meaningless, so a merge recomputes it from the merged total (topic_total is bound first in
+  // the loop and merged first). Matters when merges happen inside the loop
+  // (--rotor-flush-every: after each step of the rotation); refresh_weights covers the loop end.
+  rotor::buffered_apply(topic_weight, [&topic_total, &prior](double& w, double, std::int64_t k) {
+    w = 1.0 / (topic_total[k] + prior.beta_sum);
+  });
   std::printf("lda: documents=%lld vocabulary=%lld tokens=%lld topics=%lld sampler=%s\n",
               static_cast<long long>(D), static_cast<long long>(V),
               static_cast<long long>(tokens.size()), static_cast<long long>(K), sampler.c_str());

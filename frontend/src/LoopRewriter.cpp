@@ -4,6 +4,7 @@
 #include <clang/AST/DeclCXX.h>
 #include <clang/Lex/Lexer.h>
 
+#include <algorithm>
 #include <sstream>
 
 namespace rotor::frontend {
@@ -178,6 +179,38 @@ std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
   return os.str();
 }
 
+namespace {
+
+/// `::rotor::codegen::SparseCapable<positions>{}` when the plan buffers arrays and the body uses
+/// each of them only by subscript, row or shape query (so a SparseBuffer can stand in for the
+/// DistArray copy); empty otherwise.
+std::string sparse_capable_text(const LoweredLoop& lowered, const analysis::Plan& plan) {
+  if (plan.kind == analysis::PlanKind::serial) {
+    return "";
+  }
+  const analysis::LoopModel& m = lowered.model;
+  std::vector<std::string> positions;
+  for (std::size_t i = 0; i < m.arrays.size(); ++i) {
+    const std::string& name = m.arrays[i].name;
+    const auto planned = std::find_if(plan.arrays.begin(), plan.arrays.end(),
+                                      [&](const analysis::ArrayPlan& a) { return a.name == name; });
+    if (planned == plan.arrays.end() || planned->role != analysis::ArrayRole::buffered) {
+      continue;
+    }
+    if (std::find(lowered.used_whole.begin(), lowered.used_whole.end(), name) !=
+        lowered.used_whole.end()) {
+      return ""; // one instantiation with sparse buffers for every buffered array, or none
+    }
+    positions.push_back(std::to_string(i));
+  }
+  if (positions.empty()) {
+    return "";
+  }
+  return "::rotor::codegen::SparseCapable<" + join(positions) + ">{}";
+}
+
+} // namespace
+
 void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& pragma,
                   const LoweredLoop& lowered, const analysis::Plan& plan,
                   const std::string& file_name) {
@@ -223,6 +256,9 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   head << ",\n"
        << indent << "    std::tie(" << join(arrays) << "), std::tie(" << join(lowered.reductions)
        << "),\n";
+  if (const std::string sparse = sparse_capable_text(lowered, plan); !sparse.empty()) {
+    head << indent << "    " << sparse << ",\n";
+  }
   std::string first_param;
   std::string prologue;
   if (!lowered.bindings.empty()) {

@@ -713,6 +713,7 @@ void LoopLowering::on_array_use(const Expr* use, const Target& t, Frame& f) {
     }
     if (name == "data") {
       note_array(t);
+      out_.used_whole.push_back(t.array);
       escape(analysis::Escape::Kind::pointer_taken,
              t.array + ".data() takes a pointer into " + t.array, me->getBeginLoc());
       return;
@@ -722,6 +723,7 @@ void LoopLowering::on_array_use(const Expr* use, const Target& t, Frame& f) {
       subs.push_back(Subscript::whole());
       access = call;
     } else if (call != nullptr) {
+      out_.used_whole.push_back(t.array);
       const auto* md = call->getMethodDecl();
       const bool write = md == nullptr || !md->isConst();
       add_access(t, write, {}, call);
@@ -730,6 +732,7 @@ void LoopLowering::on_array_use(const Expr* use, const Target& t, Frame& f) {
   }
   if (access == nullptr) {
     // The array itself is used: passed to a function, copied, bound to a reference.
+    out_.used_whole.push_back(t.array);
     if (const auto* call = dyn_cast_or_null<CallExpr>(p)) {
       if (analysable_callee(call->getDirectCallee())) {
         note_array(t);

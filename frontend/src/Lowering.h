@@ -27,7 +27,11 @@ struct LoweredLoop {
   std::vector<clang::SourceLocation> continues; ///< `continue` of this loop (to `return`)
   std::vector<clang::SourceLocation> breaks;    ///< `break` of this loop
   std::vector<std::string> unused_in_body;      ///< bound names the body never names directly
-  bool failed = false;                          ///< an error diagnostic was produced
+  /// Arrays the body also uses other than by subscript, row or shape query (passed to a
+  /// function, bound to a reference, another member call): they need a real DistArray, so they
+  /// never get sparse worker buffers (codegen::SparseCapable).
+  std::vector<std::string> used_whole;
+  bool failed = false; ///< an error diagnostic was produced
 };
 
 /// Lowers `loop` (annotated by `pragma`). Errors and remarks are appended to `diags`.

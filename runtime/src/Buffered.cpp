@@ -3,6 +3,7 @@
 
 #include "rotor/runtime/Buffered.h"
 
+#include "Schedule.h"
 #include "SessionState.h"
 #include "rotor/runtime/Session.h"
 
@@ -23,7 +24,7 @@ namespace rotor::detail {
 namespace {
 
 struct FlagsSeen {
-  bool every = false, staleness = false, exchange = false;
+  bool every = false, staleness = false, exchange = false, buffer = false, managed = false;
 };
 FlagsSeen& flags_seen() {
   static FlagsSeen seen;
@@ -85,6 +86,14 @@ bool parse_buffered_flag(const std::string& name, const std::string& value, bool
     need();
     s.exchange = parse_exchange(name, value);
     flags_seen().exchange = true;
+  } else if (name == "--rotor-managed-comm") {
+    need();
+    s.managed_bytes = parse_count(name, value, std::numeric_limits<std::int64_t>::max() / 2);
+    flags_seen().managed = true;
+  } else if (name == "--rotor-worker-buffer") {
+    need();
+    s.worker_buffer = parse_exchange(name, value);
+    flags_seen().buffer = true;
   } else {
     return false;
   }
@@ -92,7 +101,8 @@ bool parse_buffered_flag(const std::string& name, const std::string& value, bool
 }
 
 std::string buffered_flags_help() {
-  return "--rotor-flush-every=N, --rotor-staleness=S, --rotor-buffered-exchange=auto|dense|sparse";
+  return "--rotor-flush-every=N, --rotor-staleness=S, --rotor-buffered-exchange=auto|dense|sparse, "
+         "--rotor-worker-buffer=auto|dense|sparse, --rotor-managed-comm=BYTES";
 }
 
 void buffered_from_environment() {
@@ -106,6 +116,13 @@ void buffered_from_environment() {
   }
   if (const char* v = std::getenv("ROTOR_BUFFERED_EXCHANGE"); v && !flags_seen().exchange) {
     s.exchange = parse_exchange("ROTOR_BUFFERED_EXCHANGE", v);
+  }
+  if (const char* v = std::getenv("ROTOR_MANAGED_COMM"); v && !flags_seen().managed) {
+    s.managed_bytes =
+        parse_count("ROTOR_MANAGED_COMM", v, std::numeric_limits<std::int64_t>::max() / 2);
+  }
+  if (const char* v = std::getenv("ROTOR_WORKER_BUFFER"); v && !flags_seen().buffer) {
+    s.worker_buffer = parse_exchange("ROTOR_WORKER_BUFFER", v);
   }
 }
 
@@ -153,6 +170,26 @@ double buffered_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+bool buffered_sparse_buffers(std::int64_t elements, double last_density) {
+  switch (buffered_settings().worker_buffer) {
+  case BufferedSettings::Exchange::dense:
+    return false;
+  case BufferedSettings::Exchange::sparse:
+    return true;
+  case BufferedSettings::Exchange::automatic:
+    break;
+  }
+  // docs/design/buffered.md, "Worker buffers": below these the dense copy is as small or as fast.
+  constexpr std::int64_t k_min_elements = 1 << 16;
+  constexpr double k_max_density = 1.0 / 16;
+  return elements >= k_min_elements && last_density >= 0 && last_density < k_max_density;
+}
+
+double& buffered_loop_density(const char* file, int line) {
+  static std::map<std::pair<std::string, int>, double> densities;
+  return densities.try_emplace({file, line}, -1.0).first->second;
+}
+
 bool buffered_use_sparse(std::int64_t elements, std::size_t elem_bytes, double last_density) {
   switch (buffered_settings().exchange) {
   case BufferedSettings::Exchange::dense:
@@ -191,14 +228,17 @@ BufferedPlan plan_buffered(const codegen::LoopSpec& spec, const ExecutionInfo& i
       oneapi::tbb::global_control::max_allowed_parallelism));
   std::string where = std::string(spec.file) + ":" + std::to_string(spec.line);
   if (!one_step) {
+    // Workers of a multi-step plan do not all run at once, and every rank ends each step anyway:
+    // merge there (docs/design/buffered.md, "Multi-step plans").
     static bool told = false;
     if (!told && comm().rank() == 0) {
       std::fprintf(stderr,
-                   "rotor: %s: --rotor-flush-every applies to data_parallel and independent "
-                   "loops; this one merges its buffered arrays at its end\n",
-                   where.c_str());
+                   "rotor: %s: --rotor-flush-every on a %s plan: its buffered arrays merge after "
+                   "each step of the schedule\n",
+                   where.c_str(), kind_name(spec.kind));
     }
     told = true;
+    plan.each_step = true;
     return plan;
   }
   if (info.slots > parallelism) {
@@ -214,22 +254,42 @@ BufferedPlan plan_buffered(const codegen::LoopSpec& spec, const ExecutionInfo& i
   }
   plan.flush_every = s.flush_every;
   plan.staleness = s.staleness;
+  plan.managed_bytes = s.managed_bytes;
+  if (s.managed_bytes > 0 && s.staleness == 0) {
+    static bool told = false;
+    if (!told && comm().rank() == 0) {
+      std::fprintf(stderr,
+                   "rotor: %s: --rotor-managed-comm holds changes back for at most "
+                   "--rotor-staleness flushes; with 0 every flush sends everything\n",
+                   where.c_str());
+    }
+    told = true;
+  }
   return plan;
 }
 
 // -- FlushCoordinator ----------------------------------------------------------------------------
 
 FlushCoordinator::FlushCoordinator(int slots, std::int64_t every, int staleness, bool across,
-                                   std::vector<BufferedMerge*> merges)
-    : slots_(slots), every_(every), staleness_(staleness), ring_(staleness + 1), across_(across),
-      merges_(std::move(merges)), since_(static_cast<std::size_t>(slots)),
-      clock_(static_cast<std::size_t>(slots), 0), retired_(static_cast<std::size_t>(slots), false) {
+                                   std::vector<BufferedMerge*> merges, std::int64_t managed_bytes,
+                                   bool each_step)
+    : slots_(slots), every_(every), staleness_(staleness), wait_(managed_bytes > 0 ? 0 : staleness),
+      each_step_(each_step), ring_(staleness + 1), across_(across), merges_(std::move(merges)),
+      since_(static_cast<std::size_t>(slots)), clock_(static_cast<std::size_t>(slots), 0),
+      retired_(static_cast<std::size_t>(slots), false) {
   buffered_stats() = BufferedStats{};
   for (BufferedMerge* m : merges_) {
     m->set_workers(slots_ * (across_ ? buffered_ranks() : 1));
   }
+  if (each_step_) {
+    for (BufferedMerge* m : merges_) {
+      m->set_managed(0, 0);
+      m->start_flushing(1);
+    }
+  }
   if (flushing()) {
     for (BufferedMerge* m : merges_) {
+      m->set_managed(managed_bytes, staleness_);
       m->start_flushing(ring_);
     }
     merger_ = std::thread([this] { merge_loop(); });
@@ -261,7 +321,7 @@ void FlushCoordinator::publish(int slot, bool retiring) {
   const auto s = static_cast<std::size_t>(slot);
   const std::int64_t c = clock_[s] + 1; // only this worker writes its clock
   for (BufferedMerge* m : merges_) {
-    m->take(slot, static_cast<int>(c % ring_));
+    m->take(slot, static_cast<int>(c % ring_), c, retiring);
   }
   {
     std::lock_guard<std::mutex> lk(mu_);
@@ -281,7 +341,7 @@ void FlushCoordinator::flush(int slot) {
   const std::int64_t c = clock_[s];
   {
     std::unique_lock<std::mutex> lk(mu_);
-    cv_.wait(lk, [&] { return failed_ || merged_ >= c - staleness_; });
+    cv_.wait(lk, [&] { return failed_ || merged_ >= c - wait_; });
     log(slot, 1, c);
   }
   // The array now holds rounds 1..merged_; add this worker's own later flushes.
@@ -377,7 +437,35 @@ void FlushCoordinator::merge_loop() {
   }
 }
 
+void FlushCoordinator::step_finished() {
+  if (!each_step_) {
+    return;
+  }
+  ++steps_;
+  for (int s = 0; s < slots_; ++s) {
+    for (BufferedMerge* m : merges_) {
+      m->take(s, 0, steps_, true);
+    }
+  }
+  const std::vector<int> rings(static_cast<std::size_t>(slots_), 0);
+  for (BufferedMerge* m : merges_) {
+    m->prepare_round(rings, across_);
+  }
+  for (BufferedMerge* m : merges_) {
+    m->apply();
+  }
+  for (int s = 0; s < slots_; ++s) {
+    for (BufferedMerge* m : merges_) {
+      m->refresh(s, {});
+    }
+  }
+  ++buffered_stats().rounds;
+}
+
 void FlushCoordinator::finish() {
+  if (each_step_) {
+    return; // the last step's merge took every change
+  }
   if (!flushing()) {
     for (BufferedMerge* m : merges_) {
       m->prepare_loop_end(across_);

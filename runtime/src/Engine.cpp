@@ -1091,6 +1091,7 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
         probe.rank_phase(SpanKind::send, s0, probe.now(),
                          static_cast<std::int64_t>(stats.bytes - sent));
       }
+      runner.step_finished(); // after the posts: a merge's collective never blocks a step's data
     }
     const auto t_steps = Clock::now();
     if (move) {

@@ -7,6 +7,11 @@
 #include "rotor/runtime/detail/LoopFrame.h"
 #include "rotor/runtime/detail/MemoryCheck.h"
 
+#include "Observability.h"
+#include "SessionState.h"
+
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -23,6 +28,8 @@ struct LoopFrameAccess {
   static auto& merges(LoopFrame& f) { return f.merges_; }
   static auto& coordinator(LoopFrame& f) { return f.coordinator_; }
   static auto& flusher(LoopFrame& f) { return f.flusher_; }
+  static auto& sparse_capable(LoopFrame& f) { return f.sparse_capable_; }
+  static auto& sparse(LoopFrame& f) { return f.sparse_; }
 };
 
 LoopFrame::LoopFrame() = default;
@@ -32,7 +39,8 @@ LoopFrame::~LoopFrame() {
   merges_.clear();
   for (std::size_t i = 0; i < copies_.size(); ++i) {
     if (copies_[i] != nullptr) {
-      arrays_[i % arrays_.size()].ops->destroy(copies_[i]);
+      const ArrayOps& ops = *arrays_[i % arrays_.size()].ops;
+      (sparse_ ? ops.destroy_sparse : ops.destroy)(copies_[i]);
     }
   }
 }
@@ -50,9 +58,20 @@ void LoopFrame::add_array(const void* identity, const void* data, std::size_t el
   arrays_.push_back(std::move(a));
 }
 
+void LoopFrame::set_sparse_capable(std::size_t array) {
+  sparse_capable_.resize(arrays_.size(), false);
+  sparse_capable_.at(array) = true;
+}
+
 void LoopFrame::cell_finished(int slot) const {
   if (coordinator_) {
     coordinator_->retire(slot);
+  }
+}
+
+void LoopFrame::step_finished() const {
+  if (coordinator_) {
+    coordinator_->step_finished();
   }
 }
 
@@ -147,7 +166,8 @@ void make_slots(LoopFrame& frame, int slots, const std::vector<bool>& buffered) 
     for (std::size_t i = 0; i < na; ++i) {
       void* object = const_cast<void*>(arrays[i].binding.identity);
       if (buffered[i]) {
-        copies[s * na + i] = arrays[i].ops->copy(object);
+        copies[s * na + i] = LoopFrameAccess::sparse(frame) ? arrays[i].ops->make_sparse(object)
+                                                            : arrays[i].ops->copy(object);
         object = copies[s * na + i];
       }
       slot_arrays[s * na + i] = object;
@@ -195,7 +215,8 @@ void start_buffered(LoopFrame& frame, int slots, const BufferedPlan& plan) {
     }
     if (!mine.empty()) {
       void* original = const_cast<void*>(arrays[i].binding.identity);
-      merges.emplace_back(arrays[i].ops->make_merge(original, mine.data(), mine.size()));
+      merges.emplace_back(arrays[i].ops->make_merge(original, mine.data(), mine.size(),
+                                                    LoopFrameAccess::sparse(frame)));
       erased.push_back(merges.back().get());
     }
   }
@@ -203,17 +224,59 @@ void start_buffered(LoopFrame& frame, int slots, const BufferedPlan& plan) {
     return;
   }
   auto& coordinator = LoopFrameAccess::coordinator(frame);
-  coordinator = std::make_unique<FlushCoordinator>(slots, plan.flush_every, plan.staleness,
-                                                   plan.across, std::move(erased));
+  coordinator =
+      std::make_unique<FlushCoordinator>(slots, plan.flush_every, plan.staleness, plan.across,
+                                         std::move(erased), plan.managed_bytes, plan.each_step);
   LoopFrameAccess::flusher(frame) = coordinator->flushing() ? coordinator.get() : nullptr;
 }
 
-/// After the loop: merges buffered arrays and combines reductions into the originals.
-void finish_slots(LoopFrame& frame, int slots, bool across_ranks) {
+/// Sparse worker buffers for this execution: every buffered array is sparse-capable and passes
+/// buffered_sparse_buffers (the body has one instantiation per kind, not per array).
+bool choose_sparse(const codegen::LoopSpec& spec, LoopFrame& frame,
+                   const std::vector<bool>& buffered) {
+  auto& arrays = LoopFrameAccess::arrays(frame);
+  const auto& capable = LoopFrameAccess::sparse_capable(frame);
+  bool any = false;
+  for (std::size_t i = 0; i < arrays.size(); ++i) {
+    if (!buffered[i]) {
+      continue;
+    }
+    if (i >= capable.size() || !capable[i] ||
+        !buffered_sparse_buffers(element_count(arrays[i].binding),
+                                 buffered_loop_density(spec.file, spec.line))) {
+      return false;
+    }
+    any = true;
+  }
+  return any;
+}
+
+/// After the loop: merges buffered arrays and combines reductions into the originals; keeps the
+/// workers' density for the next execution's choice of buffers.
+void finish_slots(const codegen::LoopSpec& spec, LoopFrame& frame, int slots, bool across_ranks) {
   auto& reductions = LoopFrameAccess::reductions(frame);
   const std::size_t nr = reductions.size();
   if (auto& coordinator = LoopFrameAccess::coordinator(frame)) {
     coordinator->finish();
+    BufferedStats& st = buffered_stats();
+    double density = 0;
+    for (const auto& m : LoopFrameAccess::merges(frame)) {
+      density = std::max(density, m->worker_density());
+      st.buffer_bytes += static_cast<std::int64_t>(m->buffer_bytes());
+      st.held_rows += m->held_rows();
+      st.sparse_buffers += LoopFrameAccess::sparse(frame) ? 1 : 0;
+    }
+    st.worker_density = density;
+    buffered_loop_density(spec.file, spec.line) = density;
+    if (session_state().settings.verbose && session_rank() == 0 && !quiet()) {
+      std::fprintf(stderr,
+                   "rotor: %s:%d: buffered: %s worker buffers, %.1f KiB on rank 0, worker "
+                   "density %.4f, %lld rounds, %lld bytes sent, %lld rows held back\n",
+                   spec.file, spec.line, LoopFrameAccess::sparse(frame) ? "sparse" : "dense",
+                   static_cast<double>(st.buffer_bytes) / 1024.0, density,
+                   static_cast<long long>(st.rounds), static_cast<long long>(st.bytes_sent),
+                   static_cast<long long>(st.held_rows));
+    }
   }
   const auto& slot_reductions = LoopFrameAccess::slot_reductions(frame);
   for (std::size_t j = 0; j < nr; ++j) {
@@ -263,6 +326,7 @@ void run_erased_loop(const codegen::LoopSpec& spec, SpaceAccess& space, LoopFram
     (buffered[i] ? buffered_bytes : bound_bytes) += bytes;
   }
   check_loop_memory(spec, space, bound_bytes + buffered_bytes, buffered_bytes, info.slots);
+  LoopFrameAccess::sparse(frame) = choose_sparse(spec, frame, buffered);
   make_slots(frame, info.slots, buffered);
   start_buffered(frame, info.slots, plan_buffered(spec, info));
   std::vector<ArrayBinding> bindings;
@@ -274,7 +338,7 @@ void run_erased_loop(const codegen::LoopSpec& spec, SpaceAccess& space, LoopFram
     }
   }
   execute(spec, space, bindings, spec_index, {}, runner, info);
-  finish_slots(frame, info.slots, !info.redundant && session_ranks() > 1);
+  finish_slots(spec, frame, info.slots, !info.redundant && session_ranks() > 1);
   loop_finished();
   if (checkpoint_enabled()) {
     std::vector<char> bytes = reduction_bytes(frame);

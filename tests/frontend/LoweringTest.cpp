@@ -245,6 +245,33 @@ double f(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& W) {
   EXPECT_TRUE(m.escapes.empty());
 }
 
+TEST(Lowering, SparseCapableOnlyForSubscriptedBufferedArrays) {
+  // w is only subscripted: the runtime may give workers sparse buffers in its place.
+  FileResult direct = lower(R"(
+void f(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 1>& w) {
+#pragma rotor parallel_for buffered(w)
+  for (const Rating& r : ratings) {
+    w[r.user] += w[r.item] * r.value;
+  }
+}
+)");
+  ASSERT_TRUE(direct.ok);
+  EXPECT_NE(direct.rewritten.find("::rotor::codegen::SparseCapable<0>{},"), std::string::npos);
+  // Passed to a helper whose parameter is a DistArray&: it must stay a DistArray.
+  FileResult passed = lower(R"(
+static void bump(rotor::DistArray<float, 1>& M, int i) { M[i] += 1.0f; }
+void f(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 1>& w) {
+#pragma rotor parallel_for buffered(w)
+  for (const Rating& r : ratings) {
+    bump(w, r.user);
+  }
+}
+)");
+  ASSERT_TRUE(passed.ok);
+  EXPECT_NE(passed.rewritten.find("run_loop("), std::string::npos);
+  EXPECT_EQ(passed.rewritten.find("SparseCapable"), std::string::npos);
+}
+
 TEST(Lowering, ControlFlowRewrite) {
   FileResult r = lower(R"(
 void f(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 1>& A) {

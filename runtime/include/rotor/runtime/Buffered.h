@@ -14,7 +14,9 @@
 /// pushed to the rank owning the index and pulled back).
 
 #include "rotor/distarray/DistArray.h"
+#include "rotor/runtime/SparseBuffer.h"
 #include "rotor/runtime/detail/Engine.h"
+#include "rotor/runtime/detail/ManagedComm.h"
 
 #include <algorithm>
 #include <condition_variable>
@@ -40,6 +42,12 @@ struct BufferedSettings {
   std::int64_t flush_every = 0; ///< records per worker between flushes; 0: at the loop's end
   int staleness = 0;            ///< SSP bound s (with flush_every > 0)
   Exchange exchange = Exchange::automatic;
+  /// --rotor-worker-buffer: dense copies or sparse hash maps per worker (same three choices;
+  /// automatic: buffered_sparse_buffers()).
+  Exchange worker_buffer = Exchange::automatic;
+  /// --rotor-managed-comm=BYTES: a worker's flush sends at most BYTES of rows, largest change
+  /// first (0: everything); needs flush_every and staleness >= 1 (docs/design/buffered.md).
+  std::int64_t managed_bytes = 0;
   bool record_events = false; ///< tests: log every publish / resume with its clock
 };
 BufferedSettings& buffered_settings();
@@ -56,6 +64,10 @@ struct BufferedStats {
   std::int64_t sparse_merges = 0;  ///< array merges by the sharded (index, value) exchange
   std::int64_t pushed_entries = 0; ///< (index, value) pairs this rank pushed to owners
   std::int64_t bytes_sent = 0;     ///< bytes this rank sent for merges
+  std::int64_t held_rows = 0;      ///< managed communication: rows a flush held back (summed)
+  std::int64_t sparse_buffers = 0; ///< buffered arrays whose workers used sparse buffers
+  std::int64_t buffer_bytes = 0;   ///< bytes of worker buffers (and flush state) at the loop end
+  double worker_density = 0;       ///< largest fraction of rows one worker touched per merge
   double exchange_s = 0;           ///< seconds in merge communication
 };
 BufferedStats& buffered_stats();
@@ -75,11 +87,13 @@ std::vector<BufferedEvent>& buffered_events();
 struct BufferedPlan {
   std::int64_t flush_every = 0; ///< 0: one merge at the loop's end
   int staleness = 0;
-  bool across = false; ///< merge across ranks
+  bool across = false;            ///< merge across ranks
+  std::int64_t managed_bytes = 0; ///< per worker flush; 0: send every change
+  bool each_step = false;         ///< multi-step plans: merge after every step of the schedule
 };
-/// The settings applied to this loop: mid-loop flushes need a one-step plan (independent,
-/// data_parallel) whose workers all run at once; otherwise the loop merges at its end (a note
-/// says so once).
+/// The settings applied to this loop: with --rotor-flush-every, one-step plans (independent,
+/// data_parallel) whose workers all run at once flush every N records; multi-step plans
+/// (rotation, one_d, wavefront) merge after each step of their schedule instead.
 BufferedPlan plan_buffered(const codegen::LoopSpec& spec, const ExecutionInfo& info);
 
 // -- custom apply registry ----------------------------------------------------------------------
@@ -105,6 +119,13 @@ void buffered_allreduce_counts(std::int64_t* values, std::size_t count);
 int buffered_rank();
 int buffered_ranks();
 double buffered_now();
+/// True when a loop's sparse-capable buffered array of `elements` should get sparse worker
+/// buffers: the flag, else the rule of docs/design/buffered.md on the largest fraction of rows
+/// one worker touched between merges in this loop's previous execution (`last_density` < 0: none
+/// yet, dense).
+bool buffered_sparse_buffers(std::int64_t elements, double last_density);
+/// The worker density measured in the last execution of the loop at `file`:`line` (-1: none).
+double& buffered_loop_density(const char* file, int line);
 /// True when the array should merge by the sparse exchange this round: the flag, else
 /// density * (8 + elem) < elem / 2 for arrays of at least 4096 elements (docs/design/buffered.md).
 bool buffered_use_sparse(std::int64_t elements, std::size_t elem_bytes, double last_density);
@@ -117,8 +138,15 @@ public:
   virtual ~BufferedMerge() = default;
   /// Flush mode: per-slot base and `ring` pending delta arrays.
   virtual void start_flushing(int ring) = 0;
-  /// pending[slot][ring] = copy - base.
-  virtual void take(int slot, int ring) = 0;
+  /// pending[slot][ring] = copy - base: the worker's flush `clock`. With managed communication
+  /// (set_managed) only the largest changes within the budget, and those held back for s flushes;
+  /// the rest stays in the worker's view. `final`: the worker's last flush, everything.
+  virtual void take(int slot, int ring, std::int64_t clock, bool final) = 0;
+  /// Managed communication: each flush of a worker sends at most `budget_bytes` of (index, value)
+  /// rows, largest |delta| first, and holds the rest back for at most `hold` flushes.
+  virtual void set_managed(std::int64_t budget_bytes, int hold) = 0;
+  /// Managed communication: rows the workers' flushes held back, summed over flushes.
+  virtual std::int64_t held_rows() const = 0;
   /// Sums pending[s][rings[s]] (rings[s] >= 0) in slot order; merges across ranks.
   virtual void prepare_round(const std::vector<int>& rings, bool across) = 0;
   /// Sums (copy - array) over the slots: the loop-end flush; merges across ranks.
@@ -127,8 +155,13 @@ public:
   virtual void apply() = 0;
   /// The number of workers whose changes one merge adds (buffered_mean divides by it).
   virtual void set_workers(int workers) = 0;
-  /// copy = array + pending[slot][r] for r in rings; base = copy.
+  /// copy = array + pending[slot][r] for r in rings; base = copy; copy += the changes held back.
   virtual void refresh(int slot, const std::vector<int>& rings) = 0;
+  /// The largest fraction of the array's rows one worker touched between two merges (sparse
+  /// buffers: rows read or written; dense copies: rows changed). Chooses the next buffer kind.
+  virtual double worker_density() const = 0;
+  /// Bytes this rank holds for the workers' buffers, bases and pending flushes.
+  virtual std::size_t buffer_bytes() const = 0;
 };
 
 /// Merges the changed elements `idx` (ascending) with values `val` over ranks: each rank pushes
@@ -196,9 +229,19 @@ void sparse_exchange(std::int64_t n, std::vector<std::int64_t>& idx, std::vector
 template <class T, int N> class BufferedArrayMerge final : public BufferedMerge {
 public:
   using Apply = std::function<void(T&, T, std::int64_t)>;
+  using Sparse = SparseBuffer<T, N>;
 
-  BufferedArrayMerge(DistArray<T, N>& array, std::vector<DistArray<T, N>*> copies)
-      : array_(array), copies_(std::move(copies)), n_(array.size()) {
+  /// `objects`: the workers' buffers, DistArray<T, N> copies or (sparse) SparseBuffer<T, N>.
+  BufferedArrayMerge(DistArray<T, N>& array, const std::vector<void*>& objects, bool sparse)
+      : array_(array), n_(array.size()),
+        width_(N == 1 || array.size() == 0 ? 1 : array.size() / array.extent(0)) {
+    for (void* o : objects) {
+      if (sparse) {
+        buffers_.push_back(static_cast<Sparse*>(o));
+      } else {
+        copies_.push_back(static_cast<DistArray<T, N>*>(o));
+      }
+    }
     if (const BufferedApplyEntry* e = find_buffered_apply(&array)) {
       if (e->element_type == static_cast<int>(element_type_of<T>()) && e->data == array.data() &&
           e->size == array.size()) {
@@ -209,28 +252,113 @@ public:
   }
 
   void set_workers(int workers) override { workers_ = workers; }
+  double worker_density() const override { return worker_density_; }
+  std::size_t buffer_bytes() const override {
+    std::size_t bytes = 0;
+    for (const Sparse* b : buffers_) {
+      bytes += b->bytes();
+    }
+    for (const auto& rings : pending_sparse_) {
+      for (const SparsePending& p : rings) {
+        bytes += p.keys.capacity() * sizeof(std::int64_t) + p.deltas.capacity() * sizeof(T);
+      }
+    }
+    const std::size_t dense = static_cast<std::size_t>(n_) * sizeof(T);
+    bytes += copies_.size() * dense + base_.size() * dense;
+    for (const auto& rings : pending_) {
+      bytes += rings.size() * dense;
+    }
+    return bytes;
+  }
   void start_flushing(int ring) override {
+    if (!buffers_.empty()) { // workers copy rows in while the merger writes the array
+      concurrent_ = true;
+      pending_sparse_.assign(buffers_.size(),
+                             std::vector<SparsePending>(static_cast<std::size_t>(ring)));
+      held_sparse_.assign(buffers_.size(), SparseHeld{});
+      return;
+    }
     base_.assign(copies_.size(), std::vector<T>(array_.data(), array_.data() + n_));
     pending_.assign(copies_.size(), std::vector<std::vector<T>>(
                                         static_cast<std::size_t>(ring),
                                         std::vector<T>(static_cast<std::size_t>(n_), T(0))));
+    if (managed_) {
+      held_.assign(copies_.size(), std::vector<T>(static_cast<std::size_t>(n_), T(0)));
+      held_since_.assign(copies_.size(),
+                         std::vector<std::int64_t>(static_cast<std::size_t>(n_ / width_), -1));
+    }
   }
-  void take(int slot, int ring) override {
-    const T* c = copies_[static_cast<std::size_t>(slot)]->data();
-    const T* b = base_[static_cast<std::size_t>(slot)].data();
-    T* p = pending_[static_cast<std::size_t>(slot)][static_cast<std::size_t>(ring)].data();
+  void set_managed(std::int64_t budget_bytes, int hold) override {
+    const auto row = static_cast<std::int64_t>(sizeof(std::int64_t)) +
+                     width_ * static_cast<std::int64_t>(sizeof(T));
+    budget_ = static_cast<std::size_t>(std::max<std::int64_t>(1, budget_bytes / row));
+    hold_ = hold;
+    managed_ = budget_bytes > 0;
+    held_rows_.assign(std::max(copies_.size(), buffers_.size()), Counter{});
+  }
+  std::int64_t held_rows() const override {
+    std::int64_t n = 0;
+    for (const Counter& c : held_rows_) {
+      n += c.count;
+    }
+    return n;
+  }
+  void take(int slot, int ring, std::int64_t clock, bool final) override {
+    const auto s = static_cast<std::size_t>(slot);
+    if (!buffers_.empty()) {
+      Sparse& b = *buffers_[s];
+      SparsePending& p = pending_sparse_[s][static_cast<std::size_t>(ring)];
+      p.keys.clear();
+      p.deltas.clear();
+      for (std::size_t k = 0; k < b.touched(); ++k) {
+        const T* v = b.value(k);
+        const T* o = b.base(k);
+        const std::size_t at = p.deltas.size();
+        bool changed = false;
+        p.deltas.resize(at + static_cast<std::size_t>(width_));
+        for (std::int64_t j = 0; j < width_; ++j) {
+          p.deltas[at + static_cast<std::size_t>(j)] = static_cast<T>(v[j] - o[j]);
+          changed = changed || v[j] != o[j];
+        }
+        if (changed) {
+          p.keys.push_back(b.key(k));
+        } else {
+          p.deltas.resize(at);
+        }
+      }
+      note_density(b.touched());
+      if (managed_) {
+        hold_back_sparse(s, p, clock, final);
+      }
+      return;
+    }
+    const T* c = copies_[s]->data();
+    const T* b = base_[s].data();
+    T* p = pending_[s][static_cast<std::size_t>(ring)].data();
     for (std::int64_t i = 0; i < n_; ++i) {
       p[i] = static_cast<T>(c[i] - b[i]);
+    }
+    note_density(changed_rows(c, b));
+    if (managed_) {
+      hold_back_dense(s, p, clock, final);
     }
   }
   void prepare_round(const std::vector<int>& rings, bool across) override {
     delta_.assign(static_cast<std::size_t>(n_), T(0));
     for (std::size_t s = 0; s < rings.size(); ++s) {
-      if (rings[s] >= 0) {
-        const T* p = pending_[s][static_cast<std::size_t>(rings[s])].data();
-        for (std::int64_t i = 0; i < n_; ++i) {
-          delta_[static_cast<std::size_t>(i)] += p[i];
-        }
+      if (rings[s] < 0) {
+        continue;
+      }
+      if (!buffers_.empty()) {
+        // Skipping a worker's untouched elements adds nothing: the sum starts at +0 and never
+        // becomes -0, so x + (+0) == x bitwise and the dense buffer's result is reproduced.
+        const SparsePending& p = pending_sparse_[s][static_cast<std::size_t>(rings[s])];
+        add_rows(p.keys, p.deltas.data());
+        continue;
+      }
+      const T* p = pending_[s][static_cast<std::size_t>(rings[s])].data();
+      for (std::int64_t i = 0; i < n_; ++i) {
+        delta_[static_cast<std::size_t>(i)] += p[i];
       }
     }
     exchange(across);
@@ -238,11 +366,23 @@ public:
   void prepare_loop_end(bool across) override {
     delta_.assign(static_cast<std::size_t>(n_), T(0));
     const T* od = array_.data();
+    for (Sparse* b : buffers_) { // the array is unchanged during the loop: base == array
+      for (std::size_t k = 0; k < b->touched(); ++k) {
+        T* d = delta_.data() + b->key(k) * width_;
+        const T* v = b->value(k);
+        const T* o = b->base(k);
+        for (std::int64_t j = 0; j < width_; ++j) {
+          d[j] += static_cast<T>(v[j] - o[j]);
+        }
+      }
+      note_density(b->touched());
+    }
     for (const DistArray<T, N>* c : copies_) {
       const T* cd = c->data();
       for (std::int64_t i = 0; i < n_; ++i) {
         delta_[static_cast<std::size_t>(i)] += static_cast<T>(cd[i] - od[i]);
       }
+      note_density(changed_rows(cd, od));
     }
     exchange(across);
   }
@@ -250,11 +390,11 @@ public:
     T* out = array_.data();
     if (mean_ && workers_ > 1) {
       const T w = static_cast<T>(workers_);
-      for (T& v : sparse_ ? val_ : delta_) {
+      for (T& v : sparse_exchange_ ? val_ : delta_) {
         v = static_cast<T>(v / w);
       }
     }
-    if (sparse_) {
+    if (sparse_exchange_) {
       for (std::size_t k = 0; k < idx_.size(); ++k) {
         apply_one(out[idx_[k]], val_[k], idx_[k]);
       }
@@ -262,46 +402,206 @@ public:
     }
     if (!apply_) { // the default merge: bitwise the historical `original += delta`
       for (std::int64_t i = 0; i < n_; ++i) {
-        out[i] += delta_[static_cast<std::size_t>(i)];
+        if (concurrent_) {
+          store_shared(out + i, static_cast<T>(out[i] + delta_[static_cast<std::size_t>(i)]));
+        } else {
+          out[i] += delta_[static_cast<std::size_t>(i)];
+        }
       }
       return;
     }
     for (std::int64_t i = 0; i < n_; ++i) {
       if (delta_[static_cast<std::size_t>(i)] != T(0)) {
-        (*apply_)(out[i], delta_[static_cast<std::size_t>(i)], i);
+        apply_one(out[i], delta_[static_cast<std::size_t>(i)], i);
       }
     }
   }
   void refresh(int slot, const std::vector<int>& rings) override {
-    T* c = copies_[static_cast<std::size_t>(slot)]->data();
+    const auto s = static_cast<std::size_t>(slot);
+    if (!buffers_.empty()) {
+      // The view restarts from the array; rows with own unmerged flushes are copied in with
+      // those changes added (in ring order, as the dense copy adds them), the rest on demand.
+      Sparse& b = *buffers_[s];
+      b.clear();
+      for (int r : rings) {
+        const SparsePending& p = pending_sparse_[s][static_cast<std::size_t>(r)];
+        for (std::size_t k = 0; k < p.keys.size(); ++k) {
+          T* row = b.row_data(p.keys[k]);
+          const T* d = p.deltas.data() + k * static_cast<std::size_t>(width_);
+          for (std::int64_t j = 0; j < width_; ++j) {
+            row[j] += d[j];
+          }
+        }
+      }
+      b.rebase();
+      if (managed_) { // held-back changes stay in the view, above the base: sent later
+        const SparseHeld& h = held_sparse_[s];
+        for (std::size_t k = 0; k < h.keys.size(); ++k) {
+          T* row = b.row_data(h.keys[k]);
+          const T* d = h.deltas.data() + k * static_cast<std::size_t>(width_);
+          for (std::int64_t j = 0; j < width_; ++j) {
+            row[j] += d[j];
+          }
+        }
+      }
+      return;
+    }
+    T* c = copies_[s]->data();
     const T* a = array_.data();
     for (std::int64_t i = 0; i < n_; ++i) {
       c[i] = a[i];
     }
     for (int r : rings) {
-      const T* p = pending_[static_cast<std::size_t>(slot)][static_cast<std::size_t>(r)].data();
+      const T* p = pending_[s][static_cast<std::size_t>(r)].data();
       for (std::int64_t i = 0; i < n_; ++i) {
         c[i] += p[i];
       }
     }
-    std::vector<T>& b = base_[static_cast<std::size_t>(slot)];
+    std::vector<T>& b = base_[s];
     std::copy(c, c + n_, b.begin());
+    if (managed_) {
+      const T* h = held_[s].data();
+      for (std::int64_t i = 0; i < n_; ++i) {
+        c[i] += h[i];
+      }
+    }
   }
 
 private:
+  /// One sparse worker's flush: the rows it changed and their deltas (width_ values per key).
+  struct SparsePending {
+    std::vector<std::int64_t> keys;
+    std::vector<T> deltas;
+  };
+  /// A sparse worker's held-back rows: key, the flush that first held it, deltas.
+  struct SparseHeld {
+    std::vector<std::int64_t> keys;
+    std::vector<std::int64_t> since;
+    std::vector<T> deltas;
+  };
+
+  /// A change first held back at flush `since` (-1: made since the last flush) must go out with
+  /// flush `clock` when holding it once more would exceed hold_ flushes.
+  bool due(std::int64_t since, std::int64_t clock) const {
+    return (since >= 0 ? since : clock) + hold_ <= clock;
+  }
+  /// Managed communication, dense copy: the rows of `p` this flush does not send move to held_
+  /// (zero in `p`); the view keeps them (refresh adds held_ above the base).
+  void hold_back_dense(std::size_t s, T* p, std::int64_t clock, bool final) {
+    T* held = held_[s].data();
+    std::int64_t* since = held_since_[s].data();
+    std::vector<SendCandidate> cand;
+    const std::int64_t rows = n_ / width_;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const double m = largest_magnitude(p + r * width_, width_);
+      if (m == 0) {
+        since[r] = -1;
+        std::fill(held + r * width_, held + (r + 1) * width_, T(0));
+        continue;
+      }
+      cand.push_back({m, r, final || due(since[r], clock), false});
+    }
+    choose_sends(cand, budget_);
+    for (const SendCandidate& c : cand) {
+      T* row = p + c.key * width_;
+      T* h = held + c.key * width_;
+      if (c.send) {
+        since[c.key] = -1;
+        std::fill(h, h + width_, T(0));
+        continue;
+      }
+      std::copy(row, row + width_, h);
+      std::fill(row, row + width_, T(0));
+      since[c.key] = since[c.key] >= 0 ? since[c.key] : clock;
+      ++held_rows_[s].count;
+    }
+  }
+  /// Managed communication, sparse buffer: the same on the flush's row list.
+  void hold_back_sparse(std::size_t s, SparsePending& p, std::int64_t clock, bool final) {
+    SparseHeld& h = held_sparse_[s];
+    std::vector<std::pair<std::int64_t, std::int64_t>> since; // key -> first held, sorted
+    for (std::size_t k = 0; k < h.keys.size(); ++k) {
+      since.emplace_back(h.keys[k], h.since[k]);
+    }
+    std::sort(since.begin(), since.end());
+    const auto first_held = [&](std::int64_t key) -> std::int64_t {
+      auto it = std::lower_bound(since.begin(), since.end(), std::make_pair(key, std::int64_t(-1)));
+      return it != since.end() && it->first == key ? it->second : -1;
+    };
+    std::vector<SendCandidate> cand;
+    for (std::size_t k = 0; k < p.keys.size(); ++k) {
+      const std::int64_t from = first_held(p.keys[k]);
+      cand.push_back(
+          {largest_magnitude(p.deltas.data() + k * static_cast<std::size_t>(width_), width_),
+           p.keys[k], final || due(from, clock), false});
+    }
+    choose_sends(cand, budget_);
+    SparsePending sent;
+    SparseHeld kept;
+    for (std::size_t k = 0; k < cand.size(); ++k) {
+      const T* d = p.deltas.data() + k * static_cast<std::size_t>(width_);
+      if (cand[k].send) {
+        sent.keys.push_back(p.keys[k]);
+        sent.deltas.insert(sent.deltas.end(), d, d + width_);
+        continue;
+      }
+      const std::int64_t from = first_held(p.keys[k]);
+      kept.keys.push_back(p.keys[k]);
+      kept.since.push_back(from >= 0 ? from : clock);
+      kept.deltas.insert(kept.deltas.end(), d, d + width_);
+      ++held_rows_[s].count;
+    }
+    p = std::move(sent);
+    h = std::move(kept);
+  }
+
   void apply_one(T& value, T delta, std::int64_t i) const {
+    T v = value;
     if (apply_) {
-      (*apply_)(value, delta, i);
+      (*apply_)(v, delta, i);
     } else {
-      value += delta;
+      v += delta;
+    }
+    if (concurrent_) {
+      store_shared(&value, v);
+    } else {
+      value = v;
+    }
+  }
+  void add_rows(const std::vector<std::int64_t>& keys, const T* deltas) {
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      T* d = delta_.data() + keys[k] * width_;
+      const T* p = deltas + k * static_cast<std::size_t>(width_);
+      for (std::int64_t j = 0; j < width_; ++j) {
+        d[j] += p[j];
+      }
+    }
+  }
+  std::size_t changed_rows(const T* c, const T* b) const {
+    std::size_t rows = 0;
+    for (std::int64_t r = 0; r * width_ < n_; ++r) {
+      for (std::int64_t j = r * width_; j < (r + 1) * width_; ++j) {
+        if (c[j] != b[j]) {
+          ++rows;
+          break;
+        }
+      }
+    }
+    return rows;
+  }
+  void note_density(std::size_t rows) {
+    const std::int64_t all = width_ > 0 ? n_ / width_ : 0;
+    if (all > 0) {
+      worker_density_ =
+          std::max(worker_density_, static_cast<double>(rows) / static_cast<double>(all));
     }
   }
   void exchange(bool across) {
     const double t0 = buffered_now();
     BufferedStats& st = buffered_stats();
-    sparse_ = buffered_use_sparse(n_, sizeof(T), density_);
+    sparse_exchange_ = buffered_use_sparse(n_, sizeof(T), density_);
     std::int64_t touched = 0;
-    if (sparse_) {
+    if (sparse_exchange_) {
       idx_.clear();
       val_.clear();
       for (std::int64_t i = 0; i < n_; ++i) {
@@ -334,15 +634,30 @@ private:
   }
 
   DistArray<T, N>& array_;
-  std::vector<DistArray<T, N>*> copies_;
   std::int64_t n_;
+  std::int64_t width_;                   ///< elements per row (a sparse buffer's unit)
+  std::vector<DistArray<T, N>*> copies_; ///< dense worker buffers
+  std::vector<Sparse*> buffers_;         ///< sparse worker buffers
   const Apply* apply_ = nullptr;
   bool mean_ = false;
+  bool concurrent_ = false; ///< sparse workers read the array while rounds are applied
   int workers_ = 1;
   std::vector<std::vector<T>> base_;
   std::vector<std::vector<std::vector<T>>> pending_;
+  std::vector<std::vector<SparsePending>> pending_sparse_;
+  bool managed_ = false;                              ///< --rotor-managed-comm
+  std::size_t budget_ = 0;                            ///< rows a flush sends (beyond those due)
+  int hold_ = 0;                                      ///< flushes a row may be held back
+  std::vector<std::vector<T>> held_;                  ///< dense: held-back changes per slot
+  std::vector<std::vector<std::int64_t>> held_since_; ///< dense: flush that first held a row
+  std::vector<SparseHeld> held_sparse_;
+  struct alignas(64) Counter { // one per worker: no shared counter on the flush path
+    std::int64_t count = 0;
+  };
+  std::vector<Counter> held_rows_; ///< rows held back at some flush, per worker
+  double worker_density_ = 0;      ///< largest fraction of rows one worker touched between merges
   std::vector<T> delta_;
-  bool sparse_ = false;
+  bool sparse_exchange_ = false;
   double density_ = -1; ///< touched fraction at the last merge (-1: none yet)
   std::vector<std::int64_t> idx_;
   std::vector<T> val_;
@@ -355,8 +670,13 @@ private:
 class FlushCoordinator {
 public:
   /// `every` = 0: one merge at the loop's end (finish()).
+  /// `managed_bytes` > 0: managed communication (changes held back up to `staleness` flushes,
+  /// so workers wait for every round: the bound s is spent on the held changes).
+  /// `each_step`: no flushes inside cells; every worker's changes merge when the engine finishes
+  /// a step (step_finished, on the engine's thread, all ranks alike).
   FlushCoordinator(int slots, std::int64_t every, int staleness, bool across,
-                   std::vector<BufferedMerge*> merges);
+                   std::vector<BufferedMerge*> merges, std::int64_t managed_bytes = 0,
+                   bool each_step = false);
   ~FlushCoordinator();
   FlushCoordinator(const FlushCoordinator&) = delete;
   FlushCoordinator& operator=(const FlushCoordinator&) = delete;
@@ -372,6 +692,9 @@ public:
   void retire(int slot);
   /// The worker threw: nobody waits any more.
   void fail();
+  /// Step mode: merges every slot's changes since the last step (slot order, then across ranks)
+  /// and restarts each slot's view from the merged array.
+  void step_finished();
   /// After the engine: retires slots that never ran, merges what is left (loop-end mode: the
   /// single merge), records the events.
   void finish();
@@ -388,6 +711,9 @@ private:
   int slots_;
   std::int64_t every_;
   int staleness_;
+  int wait_; ///< a worker may run this many rounds ahead of the merged ones
+  bool each_step_ = false;
+  std::int64_t steps_ = 0; ///< step merges so far (each_step_)
   int ring_;
   bool across_;
   std::vector<BufferedMerge*> merges_;

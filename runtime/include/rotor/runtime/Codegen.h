@@ -23,6 +23,7 @@
 #include "rotor/distarray/IndexSpace.h"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <tuple>
 #include <vector>
@@ -99,6 +100,13 @@ template <int N> IndexKeys<N> index_keys() {
   return {};
 }
 
+/// The positions (in the `arrays` tuple) of the loop's buffered arrays when the body uses every
+/// one of them only through subscripts, rows and shape queries (`w[i]`, `w(i, j)`, `w.row(i)`,
+/// `w.size()`): the runtime may then hand the body a rotor::detail::SparseBuffer in place of a
+/// dense DistArray copy (docs/design/buffered.md, "Worker buffers"). rotor-cc passes it after the
+/// reductions; without it the workers always get dense copies.
+template <std::size_t... I> struct SparseCapable {};
+
 /// Runs the loop under `spec` on this process's workers (all ranks call it, like a collective).
 /// `space` is the Dataset or IndexSpace; `arrays` are the DistArrays the body uses (each bound
 /// to the body parameter of the same position); `reductions` are the outside scalars (or
@@ -109,5 +117,9 @@ template <int N> IndexKeys<N> index_keys() {
 template <class Space, class Keys, class... Arrays, class... Reductions, class Body>
 void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<Arrays&...> arrays,
               std::tuple<Reductions&...> reductions, Body&& body);
+template <class Space, class Keys, class... Arrays, class... Reductions, std::size_t... Sparse,
+          class Body>
+void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<Arrays&...> arrays,
+              std::tuple<Reductions&...> reductions, SparseCapable<Sparse...> sparse, Body&& body);
 
 } // namespace rotor::codegen

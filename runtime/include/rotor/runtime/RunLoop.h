@@ -149,19 +149,27 @@ template <class T, int N> struct BufferedMergeOf<DistArray<T, N>> {
   using type = BufferedArrayMerge<T, N>;
 };
 
+/// The object the body gets for array position K: a SparseBuffer where rotor-cc marked the
+/// position sparse-capable (used when LoopFrame::sparse()), else the DistArray.
+template <std::size_t K, class A, class Capable> struct SlotObject { using type = A; };
+template <std::size_t K, class T, int N, std::size_t... I>
+struct SlotObject<K, DistArray<T, N>, codegen::SparseCapable<I...>> {
+  using type = std::conditional_t<((K == I) || ...), SparseBuffer<T, N>, DistArray<T, N>>;
+};
+
 /// One table per DistArray type (not per loop).
 template <class A> struct ArrayOpsFor {
+  using Sparse = SparseBuffer<typename A::value_type, A::rank>;
   static void* copy(const void* a) { return new A(*static_cast<const A*>(a)); }
   static void destroy(void* a) { delete static_cast<A*>(a); }
   static char* data(void* a) { return reinterpret_cast<char*>(static_cast<A*>(a)->data()); }
-  static BufferedMerge* make_merge(void* a, void* const* copies, std::size_t count) {
-    std::vector<A*> typed;
-    for (std::size_t i = 0; i < count; ++i) {
-      typed.push_back(static_cast<A*>(copies[i]));
-    }
-    return new typename BufferedMergeOf<A>::type(*static_cast<A*>(a), std::move(typed));
+  static BufferedMerge* make_merge(void* a, void* const* copies, std::size_t count, bool sparse) {
+    return new typename BufferedMergeOf<A>::type(
+        *static_cast<A*>(a), std::vector<void*>(copies, copies + count), sparse);
   }
-  static constexpr ArrayOps ops{&copy, &destroy, &data, &make_merge};
+  static void* make_sparse(const void* a) { return new Sparse(*static_cast<const A*>(a)); }
+  static void destroy_sparse(void* b) { delete static_cast<Sparse*>(b); }
+  static constexpr ArrayOps ops{&copy, &destroy, &data, &make_merge, &make_sparse, &destroy_sparse};
 };
 
 /// One table per reduction type (not per loop).
@@ -185,9 +193,11 @@ template <class R> void add_reduction(LoopFrame& frame, R& r) {
 
 /// The only per-loop code: calls the body on `count` elements with the slot's objects, cast back
 /// to their types once per cell (the record loop itself is a plain inlined loop).
-template <class Body, class ArraysTuple, class ReductionsTuple> struct BodyLoop;
-template <class Body, class... Arrays, class... Reductions>
-struct BodyLoop<Body, std::tuple<Arrays&...>, std::tuple<Reductions&...>> {
+/// With sparse worker buffers (`Capable` non-empty and LoopFrame::sparse()) the marked arrays are
+/// cast to SparseBuffer: the body is instantiated once per kind of buffer.
+template <class Body, class ArraysTuple, class ReductionsTuple, class Capable> struct BodyLoop;
+template <class Body, class... Arrays, class... Reductions, class Capable>
+struct BodyLoop<Body, std::tuple<Arrays&...>, std::tuple<Reductions&...>, Capable> {
   template <class ElementFn>
   static bool run(Body& body, const LoopFrame& frame, int slot, std::size_t count,
                   ElementFn&& element) {
@@ -207,15 +217,23 @@ private:
   template <class ElementFn>
   static bool with_objects(Body& body, const LoopFrame& frame, int slot, FlushCoordinator* flusher,
                            std::size_t count, ElementFn& element) {
-    return cast_objects(body, frame.arrays(slot), frame.reductions(slot), slot, flusher, count,
-                        element, std::index_sequence_for<Arrays...>{},
+    return cast_objects(body, frame, frame.arrays(slot), frame.reductions(slot), slot, flusher,
+                        count, element, std::index_sequence_for<Arrays...>{},
                         std::index_sequence_for<Reductions...>{});
   }
   template <class ElementFn, std::size_t... I, std::size_t... J>
-  static bool cast_objects(Body& body, void* const* a, void* const* r, int slot,
-                           FlushCoordinator* flusher, std::size_t count, ElementFn& element,
-                           std::index_sequence<I...>, std::index_sequence<J...>) {
-    (void)a, (void)r;
+  static bool cast_objects(Body& body, const LoopFrame& frame, void* const* a, void* const* r,
+                           int slot, FlushCoordinator* flusher, std::size_t count,
+                           ElementFn& element, std::index_sequence<I...>,
+                           std::index_sequence<J...>) {
+    (void)a, (void)r, (void)frame;
+    if constexpr (!std::is_same_v<Capable, codegen::SparseCapable<>>) {
+      if (frame.sparse()) {
+        return loop(body, slot, flusher, count, element,
+                    *static_cast<typename SlotObject<I, Arrays, Capable>::type*>(a[I])...,
+                    *static_cast<std::remove_reference_t<Reductions>*>(r[J])...);
+      }
+    }
     return loop(body, slot, flusher, count, element, *static_cast<Arrays*>(a[I])...,
                 *static_cast<std::remove_reference_t<Reductions>*>(r[J])...);
   }
@@ -251,6 +269,7 @@ public:
                      [recs](std::size_t k) -> Record& { return recs[k]; });
   }
   void cell_finished(int slot) override { frame_.cell_finished(slot); }
+  void step_finished() override { frame_.step_finished(); }
 
 private:
   Dataset<Record>& d_;
@@ -289,6 +308,7 @@ public:
     });
   }
   void cell_finished(int slot) override { frame_.cell_finished(slot); }
+  void step_finished() override { frame_.step_finished(); }
   bool run_list(int slot, const std::size_t* indices, std::size_t count) override {
     Index<N> p;
     return Loop::run(body_, frame_, slot, count, [&](std::size_t k) -> const Index<N>& {
@@ -315,6 +335,13 @@ namespace rotor::codegen {
 template <class Space, class Keys, class... Arrays, class... Reductions, class Body>
 void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<Arrays&...> arrays,
               std::tuple<Reductions&...> reductions, Body&& body) {
+  run_loop(spec, space, keys, arrays, reductions, SparseCapable<>{}, std::forward<Body>(body));
+}
+
+template <class Space, class Keys, class... Arrays, class... Reductions, std::size_t... Sparse,
+          class Body>
+void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<Arrays&...> arrays,
+              std::tuple<Reductions&...> reductions, SparseCapable<Sparse...>, Body&& body) {
   using namespace ::rotor::detail;
   using S = std::remove_const_t<Space>;
   static_assert(IsDataset<S>::value || IsIndexSpace<S>::value,
@@ -325,8 +352,10 @@ void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<A
   LoopFrame frame;
   std::apply([&](auto&... a) { (add_array(frame, a), ...); }, arrays);
   std::apply([&](auto&... r) { (add_reduction(frame, r), ...); }, reductions);
+  (frame.set_sparse_capable(Sparse), ...);
   using B = std::remove_reference_t<Body>;
-  using Loop = BodyLoop<B, std::tuple<Arrays&...>, std::tuple<Reductions&...>>;
+  using Loop =
+      BodyLoop<B, std::tuple<Arrays&...>, std::tuple<Reductions&...>, SparseCapable<Sparse...>>;
   if constexpr (IsDataset<S>::value) {
     using Record = typename S::value_type;
     DatasetAccess<Record, Keys> access(space, keys);

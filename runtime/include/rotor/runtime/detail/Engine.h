@@ -116,6 +116,9 @@ public:
   virtual bool run_list(int slot, const std::size_t* indices, std::size_t count) = 0;
   /// The slot ran all of its cell (buffered arrays: its last flush).
   virtual void cell_finished(int /*slot*/) {}
+  /// Every local slot finished the current step (every rank calls it once per step, in step
+  /// order, from the engine's thread): buffered arrays of multi-step plans may merge here.
+  virtual void step_finished() {}
 };
 
 /// How the engine ran the loop, for the template's reductions and buffered merge.

@@ -26,8 +26,11 @@ struct ArrayOps {
   void* (*copy)(const void* array); ///< a new DistArray equal to `array`
   void (*destroy)(void* array);     ///< deletes a copy made by `copy`
   char* (*data)(void* array);       ///< the copy's elements
-  /// The merge of buffered array `array` from its `count` worker copies (Buffered.h).
-  BufferedMerge* (*make_merge)(void* array, void* const* copies, std::size_t count);
+  /// The merge of buffered array `array` from its `count` worker copies (Buffered.h), which are
+  /// SparseBuffers when `sparse`.
+  BufferedMerge* (*make_merge)(void* array, void* const* copies, std::size_t count, bool sparse);
+  void* (*make_sparse)(const void* array); ///< a new SparseBuffer viewing `array`
+  void (*destroy_sparse)(void* buffer);    ///< deletes a buffer made by `make_sparse`
 };
 
 /// What the erased side needs to keep worker-private partials of a reduction variable.
@@ -48,6 +51,8 @@ public:
   /// Appends a bound array (in the order of the spec's arrays).
   void add_array(const void* identity, const void* data, std::size_t elem_bytes, int element_type,
                  const std::int64_t* shape, int rank, const ArrayOps* ops);
+  /// Array `array` may get sparse worker buffers (codegen::SparseCapable).
+  void set_sparse_capable(std::size_t array);
   /// Appends a reduction variable (in the order of the spec's reductions).
   void add_reduction(void* target, const ReductionOps* ops);
 
@@ -60,8 +65,13 @@ public:
   /// Buffered arrays flushed during the loop (--rotor-flush-every): the coordinator the record
   /// loop reports each record to; nullptr when buffered arrays merge only at the loop's end.
   FlushCoordinator* flusher() const { return flusher_; }
+  /// This execution's buffered arrays are SparseBuffers (all of them, or none: the body has one
+  /// instantiation with dense copies and one with sparse buffers).
+  bool sparse() const { return sparse_; }
   /// The engine finished slot `slot`'s cell: its buffered changes are published.
   void cell_finished(int slot) const;
+  /// The engine finished a step on this rank: step-mode buffered arrays merge.
+  void step_finished() const;
 
 private:
   friend struct LoopFrameAccess;
@@ -85,6 +95,8 @@ private:
   std::vector<std::unique_ptr<BufferedMerge>> merges_; ///< one per buffered array
   std::unique_ptr<FlushCoordinator> coordinator_;      ///< when there are buffered arrays
   FlushCoordinator* flusher_ = nullptr;                ///< coordinator_ when it flushes mid-loop
+  std::vector<bool> sparse_capable_;                   ///< per array
+  bool sparse_ = false;
 };
 
 /// Runs the loop: `runner` calls the body with the objects `frame` gives each slot.
