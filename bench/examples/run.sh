@@ -4,7 +4,10 @@
 # against a limit. Usage (after a build):
 #   bench/examples/run.sh [BUILD_DIR]        # default build/default
 # Environment: RATINGS (default 10m preset), SGD_EPOCHS (3), LDA_ITERATIONS (3), LR_EPOCHS (5),
-# WORK (scratch dir, default BUILD_DIR/bench-examples), ONLY (sgd_mf|lda|logreg: one example).
+# WORK (scratch dir, default BUILD_DIR/bench-examples), ONLY (sgd_mf|lda|logreg: one example),
+# ROUNDS (1): runs the four configurations of each example this many times, interleaved, and
+# prints the median of each column (a shared machine's speed drifts between runs; a round's
+# ratio to its own serial run drifts much less).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build/default}
@@ -36,21 +39,53 @@ measure() {
     "$(tr ' ' '\n' <<<"$line" | grep -E '^(test_rmse|log_likelihood|test_accuracy)=' | head -1)"
 }
 
-# four_ways LABEL KEY EXAMPLE ARGS...: serial, Rotor 1 thread, Rotor 2 threads, Rotor np 2.
+# four_ways LABEL KEY EXAMPLE ARGS...: serial, Rotor 1 thread, Rotor 2 threads, Rotor np 2;
+# ROUNDS times, then one row per configuration with medians (summarize).
 four_ways() {
   local label=$1 key=$2 name=$3
   shift 3
-  measure "$label, serial build" "$key" "$ex/${name}_serial" "$@"
-  measure "$label, Rotor 1 thread" "$key" "$ex/$name" --rotor-threads=1 "$@"
-  measure "$label, Rotor 2 threads" "$key" "$ex/$name" --rotor-threads=2 "$@"
-  measure "$label, Rotor np 2 x 1 thread" "$key" "${mpi[@]}" -np 2 "$ex/$name" --rotor-threads=1 "$@"
+  local round rows=""
+  for ((round = 0; round < ${ROUNDS:-1}; ++round)); do
+    rows+=$(measure "$label, serial build" "$key" "$ex/${name}_serial" "$@")$'\n'
+    rows+=$(measure "$label, Rotor 1 thread" "$key" "$ex/$name" --rotor-threads=1 "$@")$'\n'
+    rows+=$(measure "$label, Rotor 2 threads" "$key" "$ex/$name" --rotor-threads=2 "$@")$'\n'
+    rows+=$(measure "$label, Rotor np 2 x 1 thread" "$key" "${mpi[@]}" -np 2 "$ex/$name" \
+      --rotor-threads=1 "$@")$'\n'
+  done
+  summarize <<<"$rows"
+}
+
+# summarize: rows of measure, four per round (serial first) -> one row per configuration with
+# the median of each number and the median over rounds of steady throughput / the round's serial.
+summarize() {
+  awk -F' *[|] *' '
+    function median(list,   v, n, i, j, t) {
+      n = split(list, v, " ")
+      for (i = 2; i <= n; ++i) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; --j) {
+        t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+      return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+    }
+    NF >= 6 {
+      slot = (NR - 1) % 4
+      if (slot == 0) serial = $4
+      label[slot] = $2; whole[slot] = whole[slot] " " $3; steady[slot] = steady[slot] " " $4
+      ratio[slot] = ratio[slot] " " (serial > 0 ? $4 / serial : 0)
+      epoch[slot] = epoch[slot] " " $5; quality[slot] = $6
+    }
+    END {
+      for (slot = 0; slot < 4; ++slot) if (slot in label)
+        printf "| %s | %.2g | %.2g | %.2fx | %.3g | %s |\n", label[slot], median(whole[slot]),
+          median(steady[slot]), median(ratio[slot]), median(epoch[slot]), quality[slot]
+    }'
 }
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 echo
-echo "| run | throughput (/s) | after the first epoch (/s) | seconds per epoch | quality |"
-echo "|---|---|---|---|---|"
+echo "rounds: ${ROUNDS:-1} (medians)"
+echo
+echo "| run | throughput (/s) | after the first epoch (/s) | vs serial (after the first) | seconds per epoch | quality |"
+echo "|---|---|---|---|---|---|"
 
 if [[ -z "${ONLY:-}" || "${ONLY:-}" == sgd_mf ]]; then
   preset=${RATINGS:-10m}
