@@ -17,6 +17,7 @@
 #include <ctime>
 #include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 namespace rotor::detail {
@@ -170,14 +171,24 @@ double buffered_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-bool buffered_sparse_buffers(std::int64_t elements, double last_density) {
-  switch (buffered_settings().worker_buffer) {
+namespace {
+/// A choice the user forced (dense: false, sparse: true), or nothing for automatic.
+std::optional<bool> forced_sparse(BufferedSettings::Exchange choice) {
+  switch (choice) {
   case BufferedSettings::Exchange::dense:
     return false;
   case BufferedSettings::Exchange::sparse:
     return true;
   case BufferedSettings::Exchange::automatic:
     break;
+  }
+  return std::nullopt;
+}
+} // namespace
+
+bool buffered_sparse_buffers(std::int64_t elements, double last_density) {
+  if (const auto forced = forced_sparse(buffered_settings().worker_buffer)) {
+    return *forced;
   }
   // docs/design/buffered.md, "Worker buffers": below these the dense copy is as small or as fast.
   constexpr std::int64_t k_min_elements = 1 << 16;
@@ -191,13 +202,8 @@ double& buffered_loop_density(const char* file, int line) {
 }
 
 bool buffered_use_sparse(std::int64_t elements, std::size_t elem_bytes, double last_density) {
-  switch (buffered_settings().exchange) {
-  case BufferedSettings::Exchange::dense:
-    return false;
-  case BufferedSettings::Exchange::sparse:
-    return true;
-  case BufferedSettings::Exchange::automatic:
-    break;
+  if (const auto forced = forced_sparse(buffered_settings().exchange)) {
+    return *forced;
   }
   if (elements < 4096) {
     return false; // small arrays: one allreduce costs its latency either way

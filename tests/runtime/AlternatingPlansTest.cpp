@@ -11,31 +11,6 @@ namespace {
 using codegen::Kind;
 using codegen::Role;
 
-struct Tagged {
-  std::int32_t user;
-  std::int32_t item;
-  std::int32_t id;
-  float value;
-};
-
-std::vector<Tagged> make_tagged(int n, int users, int items) {
-  std::vector<Tagged> out;
-  for (const Rating& r : make_ratings(n, users, items, 21)) {
-    out.push_back({r.user, r.item, static_cast<std::int32_t>(out.size()), r.value});
-  }
-  return out;
-}
-
-Dataset<Tagged> share_of(const std::vector<Tagged>& all) {
-  const auto r = static_cast<std::size_t>(Session::instance().rank());
-  const auto n = static_cast<std::size_t>(Session::instance().ranks());
-  const std::size_t first = all.size() * r / n, last = all.size() * (r + 1) / n;
-  return Dataset<Tagged>::distributed(
-      std::vector<Tagged>(all.begin() + static_cast<std::ptrdiff_t>(first),
-                          all.begin() + static_cast<std::ptrdiff_t>(last)),
-      first);
-}
-
 auto mf_body = [](const Tagged& r, auto& W, auto& H) {
   auto w = W.row(r.user);
   auto h = H.row(r.item);
@@ -62,7 +37,7 @@ bool same_records(const std::vector<Tagged>& a, const std::vector<Tagged>& b) {
 TEST(AlternatingPlans, IndependentLoopRunsOverTheRotationLayout) {
   CaptureOrders capture;
   const int users = 23, items = 37, k = 3, n = 3000;
-  const std::vector<Tagged> records = make_tagged(n, users, items);
+  const std::vector<Tagged> records = make_tagged(n, users, items, 21);
   Dataset<Tagged> data = share_of(records);
   DistArray<double, 2> W({users, k}), H({items, k});
   W.fill_normal(0.0, 0.1, 5);
@@ -120,7 +95,7 @@ auto order_body = [](const Tagged& r, auto& acc) { acc[r.user] = acc[r.user] * 0
 TEST(AlternatingPlans, SerialLoopAfterRotationRunsInDatasetOrder) {
   CaptureOrders capture;
   const int users = 19, items = 29, k = 2, n = 2000;
-  std::vector<Tagged> records = make_tagged(n, users, items);
+  std::vector<Tagged> records = make_tagged(n, users, items, 21);
   Dataset<Tagged> data = share_of(records);
   DistArray<double, 2> W({users, k}), H({items, k});
   W.fill_normal(0.0, 0.1, 7);

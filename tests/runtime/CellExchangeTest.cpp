@@ -9,32 +9,6 @@ namespace {
 using codegen::Kind;
 using codegen::Role;
 
-struct Tagged {
-  std::int32_t user;
-  std::int32_t item;
-  std::int32_t id;
-  float value;
-};
-
-std::vector<Tagged> make_tagged(int n, int users, int items) {
-  std::vector<Tagged> out;
-  for (const Rating& r : make_ratings(n, users, items, 33)) {
-    out.push_back({r.user, r.item, static_cast<std::int32_t>(out.size()), r.value});
-  }
-  return out;
-}
-
-/// This rank's share of `all`, as a loader would read it.
-Dataset<Tagged> share_of(const std::vector<Tagged>& all) {
-  const auto r = static_cast<std::size_t>(Session::instance().rank());
-  const auto n = static_cast<std::size_t>(Session::instance().ranks());
-  const std::size_t first = all.size() * r / n, last = all.size() * (r + 1) / n;
-  return Dataset<Tagged>::distributed(
-      std::vector<Tagged>(all.begin() + static_cast<std::ptrdiff_t>(first),
-                          all.begin() + static_cast<std::ptrdiff_t>(last)),
-      first);
-}
-
 std::vector<Tagged> local_records(const Dataset<Tagged>& d) {
   return std::vector<Tagged>(d.begin(), d.end());
 }
@@ -82,7 +56,7 @@ Rotated rotate_twice(const std::vector<Tagged>& records, Dataset<Tagged>& data, 
 TEST(CellExchange, LaysOutLikeTheExchangeThatCarriesIds) {
   // enough records for several pages per cell and more pages than the windows hold
   const int users = 41, items = 53, n = 300000;
-  const std::vector<Tagged> records = make_tagged(n, users, items);
+  const std::vector<Tagged> records = make_tagged(n, users, items, 33);
   Dataset<Tagged> plain = share_of(records); // no ids: records go straight into their cells
   const Rotated a = rotate_twice(records, plain, users, items);
   Rotated b{DistArray<double, 2>({1, 1}), DistArray<double, 2>({1, 1}), {}};
@@ -102,7 +76,7 @@ auto order_body = [](const Tagged& r, auto& acc) { acc[r.user] = acc[r.user] * 0
 
 TEST(CellExchange, SerialLoopAfterItSeesTheDatasetOrder) {
   const int users = 29, items = 31, n = 3000;
-  const std::vector<Tagged> records = make_tagged(n, users, items);
+  const std::vector<Tagged> records = make_tagged(n, users, items, 33);
   Dataset<Tagged> data = share_of(records);
   rotate_twice(records, data, users, items);
   // another rotation (by item, then user) over the laid-out records: the compact origin
@@ -131,7 +105,7 @@ TEST(CellExchange, SerialLoopAfterItSeesTheDatasetOrder) {
 
 TEST(CellExchange, ShuffleAfterItFollowsDatasetPositions) {
   const int users = 17, items = 23, n = 2500;
-  const std::vector<Tagged> records = make_tagged(n, users, items);
+  const std::vector<Tagged> records = make_tagged(n, users, items, 33);
   Dataset<Tagged> rotated = share_of(records), untouched = share_of(records);
   rotate_twice(records, rotated, users, items);
   rotated.shuffle(99);

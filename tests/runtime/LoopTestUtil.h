@@ -55,6 +55,32 @@ inline std::vector<Rating> make_ratings(int n, int users, int items, std::uint64
   return out;
 }
 
+/// A rating that carries its position in the whole dataset (to see where records went).
+struct Tagged {
+  std::int32_t user;
+  std::int32_t item;
+  std::int32_t id;
+  float value;
+};
+
+inline std::vector<Tagged> make_tagged(int n, int users, int items, std::uint64_t seed) {
+  std::vector<Tagged> out;
+  for (const Rating& r : make_ratings(n, users, items, seed)) {
+    out.push_back({r.user, r.item, static_cast<std::int32_t>(out.size()), r.value});
+  }
+  return out;
+}
+
+/// This rank's contiguous share of `all`, as a loader would read it.
+template <class R> Dataset<R> share_of(const std::vector<R>& all) {
+  const auto r = static_cast<std::size_t>(Session::instance().rank());
+  const auto n = static_cast<std::size_t>(Session::instance().ranks());
+  const std::size_t first = all.size() * r / n, last = all.size() * (r + 1) / n;
+  return Dataset<R>::distributed(std::vector<R>(all.begin() + static_cast<std::ptrdiff_t>(first),
+                                                all.begin() + static_cast<std::ptrdiff_t>(last)),
+                                 first);
+}
+
 inline codegen::ArraySpec array(const char* name, codegen::Role role, int key, bool written,
                                 std::vector<codegen::Dim> dims) {
   codegen::ArraySpec a;
