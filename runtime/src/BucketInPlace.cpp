@@ -11,6 +11,9 @@ namespace {
 /// the ranges may overlap).
 void move_rows(const std::vector<RowColumn>& src, std::size_t from,
                const std::vector<RowColumn>& dst, std::size_t to, std::size_t rows) {
+  if (rows == 0) {
+    return; // an empty array's data may be null, which memmove must not get even for 0 bytes
+  }
   for (std::size_t c = 0; c < src.size(); ++c) {
     const std::size_t w = src[c].width;
     std::memmove(dst[c].data + to * w, src[c].data + from * w, rows * w);
