@@ -1,6 +1,7 @@
 # Installs Rotor from BUILD_DIR into WORK/prefix, builds this directory's project with
 # find_package(Rotor) + rotor_add_executable, also compiles with the installed rotor-cc
 # directly, and runs both (they must print the same line as EXPECTED_BIN, a build-tree binary).
+# CXX_FLAGS and LINKER_FLAGS: the build's own (the sanitizer flags of the asan and tsan presets).
 file(REMOVE_RECURSE ${WORK})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK}/prefix
                 RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
@@ -9,6 +10,7 @@ if(NOT rc EQUAL 0)
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK}/build -G Ninja
                         -DCMAKE_PREFIX_PATH=${WORK}/prefix -DLOOPS_SOURCE=${LOOPS_SOURCE}
+                        "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${LINKER_FLAGS}"
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "configuring against the installed Rotor failed:\n${out}\n${err}")
