@@ -11,20 +11,6 @@ namespace {
 using codegen::Kind;
 using codegen::Role;
 
-auto mf_body = [](const Tagged& r, auto& W, auto& H) {
-  auto w = W.row(r.user);
-  auto h = H.row(r.item);
-  const double e = r.value - w.dot(h);
-  w += 0.01 * e * h;
-  h += 0.01 * e * w;
-};
-
-codegen::LoopSpec rotation_spec() {
-  return spec(Kind::rotation, {0, 1},
-              {array("W", Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}),
-               array("H", Role::rotating, 1, true, {{1, 0, 0}, {-1, 0, 0}})});
-}
-
 std::vector<Tagged> local_records(Dataset<Tagged>& d) {
   return std::vector<Tagged>(d.begin(), d.end());
 }
@@ -43,17 +29,17 @@ TEST(AlternatingPlans, IndependentLoopRunsOverTheRotationLayout) {
   W.fill_normal(0.0, 0.1, 5);
   H.fill_normal(0.0, 0.1, 6);
   auto W0 = W, H0 = H;
-  const auto keys = codegen::keys(&Tagged::user, &Tagged::item, &Tagged::id);
+  const auto keys = tagged_keys();
   // the frontend may name a field for an independent loop; the runtime need not follow it
   auto copy = spec(Kind::independent, {2}, {array("out", Role::local, 2, true, {{2, 0, 0}})});
   copy.line = 2;
   std::tuple<> none;
   std::vector<std::uint64_t> first_order;
   for (int epoch = 0; epoch < 3; ++epoch) {
-    codegen::run_loop(rotation_spec(), data, keys, std::tie(W, H), none, mf_body);
+    codegen::run_loop(tagged_rotation_spec(), data, keys, std::tie(W, H), none, tagged_mf_body);
     const std::vector<std::uint64_t> order = last_order();
     replay(const_cast<std::vector<Tagged>&>(records), order,
-           [&](const Tagged& r) { mf_body(r, W0, H0); });
+           [&](const Tagged& r) { tagged_mf_body(r, W0, H0); });
     EXPECT_TRUE(bitwise_equal(W, W0));
     EXPECT_TRUE(bitwise_equal(H, H0));
     if (epoch == 0) {
@@ -101,13 +87,13 @@ TEST(AlternatingPlans, SerialLoopAfterRotationRunsInDatasetOrder) {
   W.fill_normal(0.0, 0.1, 7);
   H.fill_normal(0.0, 0.1, 8);
   auto W0 = W, H0 = H;
-  const auto keys = codegen::keys(&Tagged::user, &Tagged::item, &Tagged::id);
+  const auto keys = tagged_keys();
   std::tuple<> none;
   // the rotation after a serial loop lays the records out again (the serial loop put them
   // back in the dataset's order) and still equals a serial replay of its recorded order
   auto rotate = [&] {
-    codegen::run_loop(rotation_spec(), data, keys, std::tie(W, H), none, mf_body);
-    replay(records, last_order(), [&](const Tagged& r) { mf_body(r, W0, H0); });
+    codegen::run_loop(tagged_rotation_spec(), data, keys, std::tie(W, H), none, tagged_mf_body);
+    replay(records, last_order(), [&](const Tagged& r) { tagged_mf_body(r, W0, H0); });
     EXPECT_TRUE(bitwise_equal(W, W0));
     EXPECT_TRUE(bitwise_equal(H, H0));
   };

@@ -18,22 +18,6 @@ bool same_records(const std::vector<Tagged>& a, const std::vector<Tagged>& b) {
          (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(Tagged)) == 0);
 }
 
-auto mf_body = [](const Tagged& r, auto& W, auto& H) {
-  auto w = W.row(r.user);
-  auto h = H.row(r.item);
-  const double e = r.value - w.dot(h);
-  w += 0.01 * e * h;
-  h += 0.01 * e * w;
-};
-
-codegen::LoopSpec rotation_spec() {
-  return spec(Kind::rotation, {0, 1},
-              {array("W", Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}),
-               array("H", Role::rotating, 1, true, {{1, 0, 0}, {-1, 0, 0}})});
-}
-
-const auto tagged_keys = codegen::keys(&Tagged::user, &Tagged::item, &Tagged::id);
-
 /// Two epochs of the rotation over a fresh share of `records`; returns W, H and the layout.
 struct Rotated {
   DistArray<double, 2> W, H;
@@ -46,7 +30,8 @@ Rotated rotate_twice(const std::vector<Tagged>& records, Dataset<Tagged>& data, 
   out.H.fill_normal(0.0, 0.1, 12);
   std::tuple<> none;
   for (int epoch = 0; epoch < 2; ++epoch) {
-    codegen::run_loop(rotation_spec(), data, tagged_keys, std::tie(out.W, out.H), none, mf_body);
+    codegen::run_loop(tagged_rotation_spec(), data, tagged_keys(), std::tie(out.W, out.H), none,
+                      tagged_mf_body);
   }
   out.layout = local_records(data);
   EXPECT_EQ(data.size(), static_cast<std::int64_t>(records.size()));
@@ -87,12 +72,12 @@ TEST(CellExchange, SerialLoopAfterItSeesTheDatasetOrder) {
   by_item.line = 3;
   DistArray<double, 2> W({users, 3}), H({items, 3});
   std::tuple<> none;
-  codegen::run_loop(by_item, data, tagged_keys, std::tie(H, W), none,
-                    [](const Tagged& r, auto& H, auto& W) { mf_body(r, W, H); });
+  codegen::run_loop(by_item, data, tagged_keys(), std::tie(H, W), none,
+                    [](const Tagged& r, auto& H, auto& W) { tagged_mf_body(r, W, H); });
   auto serial = spec(Kind::serial, {}, {array("acc", Role::partitioned, 0, true, {{0, 0, 0}})});
   serial.line = 2;
   DistArray<double, 1> acc({users}), acc0({users});
-  codegen::run_loop(serial, data, tagged_keys, std::tie(acc), none, order_body);
+  codegen::run_loop(serial, data, tagged_keys(), std::tie(acc), none, order_body);
   for (const Tagged& r : records) {
     order_body(r, acc0);
   }

@@ -138,6 +138,26 @@ template <class T, int N>
   return ::testing::AssertionSuccess();
 }
 
+/// The MF-shaped tests' loop over Tagged records: one SGD step (learning rate 0.01), a rotation
+/// over (user, item) with W partitioned by user and H rotating by item, and its key fields.
+inline constexpr auto tagged_mf_body = [](const Tagged& r, auto& W, auto& H) {
+  auto w = W.row(r.user);
+  auto h = H.row(r.item);
+  const double e = r.value - w.dot(h);
+  w += 0.01 * e * h;
+  h += 0.01 * e * w;
+};
+
+inline codegen::LoopSpec tagged_rotation_spec() {
+  return spec(codegen::Kind::rotation, {0, 1},
+              {array("W", codegen::Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}),
+               array("H", codegen::Role::rotating, 1, true, {{1, 0, 0}, {-1, 0, 0}})});
+}
+
+inline auto tagged_keys() {
+  return codegen::keys(&Tagged::user, &Tagged::item, &Tagged::id);
+}
+
 /// Turns order capture on for a test's lifetime.
 struct CaptureOrders {
   CaptureOrders() {
