@@ -342,7 +342,7 @@ void FlushCoordinator::publish(int slot, bool retiring) {
 
 void FlushCoordinator::flush(int slot) {
   const auto s = static_cast<std::size_t>(slot);
-  since_[s].count = 0;
+  since_[s].value = 0;
   publish(slot, false);
   const std::int64_t c = clock_[s];
   {

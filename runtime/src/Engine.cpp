@@ -741,8 +741,11 @@ template <class Fn> void run_slots(const std::vector<int>& active, Fn&& fn) {
     Joined joined{&join};
     fn(active[i]);
   };
+  struct Join {
+    const char* join;
+    ~Join() { tsan_acquire(join); } // also when a body's exception comes back through arena_run
+  } joining{&join};
   arena_run(active.size(), SlotBody(body));
-  tsan_acquire(&join);
 }
 
 /// Like run_slots, but the slots run on the arena's worker threads while this thread drives MPI

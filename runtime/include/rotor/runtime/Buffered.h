@@ -226,6 +226,10 @@ void sparse_exchange(std::int64_t n, std::vector<std::int64_t>& idx, std::vector
   }
 }
 
+/// One value per worker on its own cache line: each worker updates its own on the flush path,
+/// sharing neither a line nor a race with the others.
+template <class V> struct alignas(64) PerWorker { V value{}; };
+
 template <class T, int N> class BufferedArrayMerge final : public BufferedMerge {
 public:
   using Apply = std::function<void(T&, T, std::int64_t)>;
@@ -249,10 +253,17 @@ public:
         mean_ = e->mean;
       }
     }
+    densities_.resize(std::max(copies_.size(), buffers_.size()));
   }
 
   void set_workers(int workers) override { workers_ = workers; }
-  double worker_density() const override { return worker_density_; }
+  double worker_density() const override {
+    double most = 0;
+    for (const PerWorker<double>& d : densities_) {
+      most = std::max(most, d.value);
+    }
+    return most;
+  }
   std::size_t buffer_bytes() const override {
     std::size_t bytes = 0;
     for (const Sparse* b : buffers_) {
@@ -294,12 +305,12 @@ public:
     budget_ = static_cast<std::size_t>(std::max<std::int64_t>(1, budget_bytes / row));
     hold_ = hold;
     managed_ = budget_bytes > 0;
-    held_rows_.assign(std::max(copies_.size(), buffers_.size()), Counter{});
+    held_rows_.assign(std::max(copies_.size(), buffers_.size()), PerWorker<std::int64_t>{});
   }
   std::int64_t held_rows() const override {
     std::int64_t n = 0;
-    for (const Counter& c : held_rows_) {
-      n += c.count;
+    for (const PerWorker<std::int64_t>& c : held_rows_) {
+      n += c.value;
     }
     return n;
   }
@@ -326,7 +337,7 @@ public:
           p.deltas.resize(at);
         }
       }
-      note_density(b.touched());
+      note_density(s, b.touched());
       if (managed_) {
         hold_back_sparse(s, p, clock, final);
       }
@@ -338,7 +349,7 @@ public:
     for (std::int64_t i = 0; i < n_; ++i) {
       p[i] = static_cast<T>(c[i] - b[i]);
     }
-    note_density(changed_rows(c, b));
+    note_density(s, changed_rows(c, b));
     if (managed_) {
       hold_back_dense(s, p, clock, final);
     }
@@ -366,7 +377,8 @@ public:
   void prepare_loop_end(bool across) override {
     delta_.assign(static_cast<std::size_t>(n_), T(0));
     const T* od = array_.data();
-    for (Sparse* b : buffers_) { // the array is unchanged during the loop: base == array
+    for (std::size_t s = 0; s < buffers_.size(); ++s) { // the array is unchanged: base == array
+      Sparse* b = buffers_[s];
       for (std::size_t k = 0; k < b->touched(); ++k) {
         T* d = delta_.data() + b->key(k) * width_;
         const T* v = b->value(k);
@@ -375,14 +387,14 @@ public:
           d[j] += static_cast<T>(v[j] - o[j]);
         }
       }
-      note_density(b->touched());
+      note_density(s, b->touched());
     }
-    for (const DistArray<T, N>* c : copies_) {
-      const T* cd = c->data();
+    for (std::size_t s = 0; s < copies_.size(); ++s) {
+      const T* cd = copies_[s]->data();
       for (std::int64_t i = 0; i < n_; ++i) {
         delta_[static_cast<std::size_t>(i)] += static_cast<T>(cd[i] - od[i]);
       }
-      note_density(changed_rows(cd, od));
+      note_density(s, changed_rows(cd, od));
     }
     exchange(across);
   }
@@ -513,7 +525,7 @@ private:
       std::copy(row, row + width_, h);
       std::fill(row, row + width_, T(0));
       since[c.key] = since[c.key] >= 0 ? since[c.key] : clock;
-      ++held_rows_[s].count;
+      ++held_rows_[s].value;
     }
   }
   /// Managed communication, sparse buffer: the same on the flush's row list.
@@ -549,7 +561,7 @@ private:
       kept.keys.push_back(p.keys[k]);
       kept.since.push_back(from >= 0 ? from : clock);
       kept.deltas.insert(kept.deltas.end(), d, d + width_);
-      ++held_rows_[s].count;
+      ++held_rows_[s].value;
     }
     p = std::move(sent);
     h = std::move(kept);
@@ -589,11 +601,12 @@ private:
     }
     return rows;
   }
-  void note_density(std::size_t rows) {
+  /// Worker `slot` touched `rows` rows since its last merge (workers call it concurrently).
+  void note_density(std::size_t slot, std::size_t rows) {
     const std::int64_t all = width_ > 0 ? n_ / width_ : 0;
     if (all > 0) {
-      worker_density_ =
-          std::max(worker_density_, static_cast<double>(rows) / static_cast<double>(all));
+      double& d = densities_[slot].value;
+      d = std::max(d, static_cast<double>(rows) / static_cast<double>(all));
     }
   }
   void exchange(bool across) {
@@ -651,11 +664,9 @@ private:
   std::vector<std::vector<T>> held_;                  ///< dense: held-back changes per slot
   std::vector<std::vector<std::int64_t>> held_since_; ///< dense: flush that first held a row
   std::vector<SparseHeld> held_sparse_;
-  struct alignas(64) Counter { // one per worker: no shared counter on the flush path
-    std::int64_t count = 0;
-  };
-  std::vector<Counter> held_rows_; ///< rows held back at some flush, per worker
-  double worker_density_ = 0;      ///< largest fraction of rows one worker touched between merges
+  std::vector<PerWorker<std::int64_t>> held_rows_; ///< rows held back at some flush, per worker
+  /// per worker: the largest fraction of rows it touched between two of its merges
+  std::vector<PerWorker<double>> densities_;
   std::vector<T> delta_;
   bool sparse_exchange_ = false;
   double density_ = -1; ///< touched fraction at the last merge (-1: none yet)
@@ -684,7 +695,7 @@ public:
   bool flushing() const { return every_ > 0; }
   /// Called by the worker after each record.
   void after_record(int slot) {
-    if (every_ > 0 && ++since_[static_cast<std::size_t>(slot)].count == every_) {
+    if (every_ > 0 && ++since_[static_cast<std::size_t>(slot)].value == every_) {
       flush(slot);
     }
   }
@@ -700,9 +711,6 @@ public:
   void finish();
 
 private:
-  struct alignas(64) Counter {
-    std::int64_t count = 0;
-  };
   void flush(int slot);
   void publish(int slot, bool retiring);
   void merge_loop();
@@ -717,8 +725,8 @@ private:
   int ring_;
   bool across_;
   std::vector<BufferedMerge*> merges_;
-  std::vector<Counter> since_;
-  std::mutex mu_;                   ///< clocks, merged_, flags, events
+  std::vector<PerWorker<std::int64_t>> since_; ///< records since each slot's last flush
+  std::mutex mu_;                              ///< clocks, merged_, flags, events
   std::mutex table_mu_;             ///< the arrays' values (written by apply, read by refresh)
   std::condition_variable cv_;      ///< workers wait here for merged rounds
   std::condition_variable work_cv_; ///< the merger waits here for publishes
