@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Builds Rotor (Release + tests) and runs every test: unit, golden, mpi, e2e, cuda (skipped
-# without a GPU). Does all set-up on a fresh Debian 12 machine. Usage: scripts/test.sh
-# The asan preset (ASan + UBSan) runs separately: docs/user/sanitizers.md.
+# without a GPU); then builds the asan preset (ASan + UBSan, checked accesses) and runs the same
+# tests under it (docs/user/sanitizers.md, "CI"). Does all set-up on a fresh Debian 12 machine.
+# Usage: scripts/test.sh        (ROTOR_TEST_ASAN=0 skips the asan stage on a developer machine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake --preset default
 cmake --build --preset default --parallel "$(nproc)"
 ctest --preset default --parallel "$(nproc)"
+if [[ ${ROTOR_TEST_ASAN:-1} != 0 ]]; then
+  cmake --preset asan -DROTOR_BUILD_BENCH=OFF
+  cmake --build --preset asan --parallel "$(nproc)"
+  ctest --preset asan --parallel "$(nproc)"
+fi
