@@ -20,6 +20,6 @@ for target in csv uci_bow libsvm binary; do
     echo "fuzz_$target: FAILED (see $build/fuzz-$target.log, inputs in $artifacts)"
     status=1
   fi
-  grep -E "stat::number_of_executed_runs|stat::new_units_added" "$build/fuzz-$target.log" || true
+  grep -E "stat::number_of_executed_(runs|units)|stat::new_units_added" "$build/fuzz-$target.log" || true
 done
 exit $status
