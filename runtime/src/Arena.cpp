@@ -8,7 +8,7 @@
 
 namespace rotor::detail {
 
-void arena_run(std::size_t n, SlotBody body) {
+void arena_run_bodies(std::size_t n, SlotBody body) {
   session_state().arena->execute([&] {
     oneapi::tbb::parallel_for(
         std::size_t{0}, n, std::size_t{1}, [&](std::size_t i) { body(i); },

@@ -58,9 +58,30 @@ private:
   const void* f_;
 };
 
+/// Calls `op(sync)` when it goes out of scope, also while an exception unwinds it.
+struct TsanAtExit {
+  void (*op)(const void*);
+  const void* sync;
+  ~TsanAtExit() { op(sync); }
+};
+
+/// arena_run's TBB call (Arena.cpp); the join is stated by arena_run.
+void arena_run_bodies(std::size_t n, SlotBody body);
+
 /// Runs body(i) for every i in [0, n) concurrently on the session's arena (the calling thread
-/// joins in) and returns when all are done; an exception from a body is rethrown here.
-void arena_run(std::size_t n, SlotBody body);
+/// joins in) and returns when all are done; an exception from a body is rethrown here. Every
+/// body happens before the caller's next step, stated to ThreadSanitizer here (each body
+/// releases a join token when it ends, also by an exception; the caller acquires it on return,
+/// also when a body's exception comes back).
+template <class F> void arena_run(std::size_t n, const F& body) {
+  const char join = 0;
+  const TsanAtExit joined{tsan_acquire, &join};
+  const auto released = [&](std::size_t i) {
+    const TsanAtExit ended{tsan_release, &join};
+    body(i);
+  };
+  arena_run_bodies(n, SlotBody(released));
+}
 
 /// Starts body(i) for every i in [0, n) on the arena's worker threads and returns at once; the
 /// caller waits for them itself (and so must catch the bodies' exceptions inside them).

@@ -731,21 +731,7 @@ template <class Fn> void run_slots(const std::vector<int>& active, Fn&& fn) {
   if (active.empty()) {
     return;
   }
-  // The join through TBB, stated to ThreadSanitizer (SlotBody states the hand-off; Arena.h).
-  const char join = 0;
-  struct Joined {
-    const char* join;
-    ~Joined() { tsan_release(join); } // also when fn throws
-  };
-  const auto body = [&](std::size_t i) {
-    Joined joined{&join};
-    fn(active[i]);
-  };
-  struct Join {
-    const char* join;
-    ~Join() { tsan_acquire(join); } // also when a body's exception comes back through arena_run
-  } joining{&join};
-  arena_run(active.size(), SlotBody(body));
+  arena_run(active.size(), [&](std::size_t i) { fn(active[i]); });
 }
 
 /// Like run_slots, but the slots run on the arena's worker threads while this thread drives MPI
