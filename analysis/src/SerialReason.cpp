@@ -72,7 +72,7 @@ std::string escape_words(const Escape& escape) {
     kind = "a write to an outside variable that is not a reduction";
     break;
   case Escape::Kind::pointer_taken:
-    kind = "a pointer or reference into an array that outlives the access";
+    kind = "a pointer or reference whose target Rotor cannot follow";
     break;
   case Escape::Kind::unknown_call:
     kind = "a call with unknown effects";
@@ -82,7 +82,7 @@ std::string escape_words(const Escape& escape) {
     break;
   }
   std::string where = loc_string(escape.loc);
-  return kind + (escape.what.empty() ? "" : " '" + escape.what + "'") +
+  return kind + (escape.what.empty() ? "" : " (" + escape.what + ")") +
          (where.empty() ? "" : " at " + where);
 }
 

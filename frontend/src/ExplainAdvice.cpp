@@ -152,7 +152,7 @@ std::string escape_kind_words(const Escape& e) {
   case Escape::Kind::outside_write:
     return "a write to an outside variable that is not a reduction";
   case Escape::Kind::pointer_taken:
-    return "a pointer into an array that outlives the access";
+    return "a pointer or reference whose target Rotor cannot follow";
   case Escape::Kind::unknown_call:
     return "a call whose effects Rotor cannot see";
   case Escape::Kind::control_flow:

@@ -5,6 +5,7 @@
 #include <clang/Lex/Lexer.h>
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 namespace rotor::frontend {
@@ -248,7 +249,13 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   std::vector<std::string> params;
   for (const auto& a : m.arrays) {
     arrays.push_back(a.name);
-    params.push_back("auto& " + a.name);
+    // `model.W` (a member of an outside object) cannot be a parameter's name: the body keeps
+    // naming the object's member, the same DistArray the runtime was given.
+    const bool identifier = std::all_of(a.name.begin(), a.name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+    });
+    params.push_back("auto& " +
+                     (identifier ? a.name : "rotor_array_" + std::to_string(params.size())));
   }
   for (const std::string& r : lowered.reductions) {
     params.push_back("auto& " + r);

@@ -1,5 +1,7 @@
 #include "Lowering.h"
+#include "LoweringState.h"
 
+#include "KnownCallees.h"
 #include "RotorTypes.h"
 
 #include <clang/AST/DeclCXX.h>
@@ -43,41 +45,10 @@ Diagnostic make_diagnostic(const SourceManager& sm, SourceLocation loc, Severity
   return d;
 }
 
-namespace {
+} // namespace rotor::frontend
 
-/// The symbolic value of an integer expression used as a subscript.
-struct Sym {
-  Subscript::Kind kind = Subscript::Kind::unknown;
-  int field = -1;
-  Offset offset;
-  static Sym number(std::int64_t v) {
-    Sym s;
-    s.kind = Subscript::Kind::constant;
-    s.offset.value = v;
-    return s;
-  }
-  static Sym symbol(std::string name) {
-    Sym s;
-    s.kind = Subscript::Kind::constant;
-    s.offset.symbol = std::move(name);
-    return s;
-  }
-  static Sym key(int field) {
-    Sym s;
-    s.kind = Subscript::Kind::key;
-    s.field = field;
-    return s;
-  }
-  static Sym whole() {
-    Sym s;
-    s.kind = Subscript::Kind::whole;
-    return s;
-  }
-  static Sym unknown() { return Sym{}; }
-};
+namespace rotor::frontend::lowering {
 
-/// Adds (sign = +1) or subtracts (sign = -1) two loop-invariant offsets; false if the result
-/// is not a number plus at most one symbol.
 bool add_offsets(const Offset& a, const Offset& b, int sign, Offset& out) {
   if (!b.symbol.empty() && (!a.symbol.empty() || sign < 0)) {
     if (sign < 0 && a.symbol.empty()) {
@@ -91,44 +62,6 @@ bool add_offsets(const Offset& a, const Offset& b, int sign, Offset& out) {
   out.value = a.value + sign * b.value;
   return true;
 }
-
-/// How an expression is used by its context.
-enum class Use {
-  read,
-  write,      ///< assigned, incremented, bound to a non-const reference, non-const method, unsure
-  plus_minus, ///< the direct left side of `+=` / `-=`
-  alias_init, ///< initializes a local variable by value (`auto w = W.row(u)`)
-  address,    ///< a pointer into it is taken (`&x`, `.data()`)
-};
-
-struct UseInfo {
-  Use use = Use::read;
-  const VarDecl* var = nullptr; ///< alias_init: the variable
-};
-
-/// What an expression ultimately names.
-struct Target {
-  enum Kind { none, array_k, row_k, record_k, point_k, outer_k, local_k, binding_k } kind = none;
-  std::string array;               ///< array: its name
-  int rank = 1;                    ///< array: its rank
-  std::string element;             ///< array: element type
-  int access = -1;                 ///< row: the access the alias came from
-  const ValueDecl* decl = nullptr; ///< outer / local / binding
-  int field = -1;                  ///< binding: its index
-};
-
-class LoopLowering;
-
-/// One activation: the loop body (depth 0) or a called function analysed with its arguments.
-struct Frame {
-  const FunctionDecl* fn = nullptr;
-  std::unique_ptr<ParentMap> parents;
-  std::map<const ValueDecl*, Target> env; ///< locals and parameters with a known meaning
-  std::map<const ValueDecl*, Sym> ints;   ///< integer locals / parameters with a known value
-  std::map<const ParmVarDecl*, std::pair<const Expr*, Frame*>> args; ///< by-reference arguments
-  const Expr* this_object = nullptr;
-  Frame* caller = nullptr;
-};
 
 bool is_modifying_operator(OverloadedOperatorKind op) {
   switch (op) {
@@ -155,93 +88,12 @@ bool is_nonconst_ref(QualType t) {
   return t->isReferenceType() && !t.getNonReferenceType().isConstQualified();
 }
 
-class LoopLowering {
-public:
-  LoopLowering(ASTContext& ctx, const CXXForRangeStmt& loop, const RotorPragma& pragma,
-               const std::string& file, std::vector<Diagnostic>& diags)
-      : ctx_(ctx), sm_(ctx.getSourceManager()), loop_(loop), pragma_(pragma), file_(file),
-        diags_(diags) {}
-
-  LoweredLoop run();
-
-private:
-  // ---- helpers --------------------------------------------------------------------------
-  analysis::SourceLoc loc_of(SourceLocation l) const {
-    analysis::SourceLoc out;
-    l = sm_.getExpansionLoc(l);
-    out.file = sm_.isWrittenInMainFile(l) ? file_ : sm_.getFilename(l).str();
-    out.line = static_cast<int>(sm_.getExpansionLineNumber(l));
-    out.col = static_cast<int>(sm_.getExpansionColumnNumber(l));
-    return out;
-  }
-  std::string text_of(const Stmt* s) const {
-    return Lexer::getSourceText(CharSourceRange::getTokenRange(s->getSourceRange()), sm_,
-                                ctx_.getLangOpts())
-        .str();
-  }
-  void error(SourceLocation loc, std::string msg) {
-    diags_.push_back(make_diagnostic(sm_, loc, Severity::error, std::move(msg), file_));
-    out_.failed = true;
-  }
-  bool inside_loop(SourceLocation l) const {
-    l = sm_.getExpansionLoc(l);
-    SourceRange r = loop_.getSourceRange();
-    return !sm_.isBeforeInTranslationUnit(l, sm_.getExpansionLoc(r.getBegin())) &&
-           !sm_.isBeforeInTranslationUnit(sm_.getExpansionLoc(r.getEnd()), l);
-  }
-  void escape(analysis::Escape::Kind kind, std::string what, SourceLocation loc) {
-    for (const auto& e : out_.model.escapes) {
-      if (e.kind == kind && e.what == what) {
-        return;
-      }
-    }
-    out_.model.escapes.push_back({kind, std::move(what), loc_of(loc)});
-  }
-
-  UseInfo classify(const Expr* e, Frame& f) const;
-  Target target_of(const Expr* e, Frame& f);
-  Sym eval(const Expr* e, Frame& f);
-  void prescan(const Stmt* s, Frame& f);
-  void walk(const Stmt* s, Frame& f);
-  void on_declref(const DeclRefExpr* dre, Frame& f);
-  void on_this(const CXXThisExpr* te, Frame& f);
-  void on_array_use(const Expr* use, const Target& t, Frame& f);
-  void on_call(const CallExpr* call, Frame& f);
-  void on_decl(const VarDecl* vd, Frame& f);
-  int add_access(const Target& t, bool write, std::vector<Subscript> subs, const Expr* at);
-  void note_array(const Target& t);
-  bool analysable_callee(const FunctionDecl* fd) const;
-  void control_flow(const Stmt* s, int loops, int switches, int lambdas);
-
-  ASTContext& ctx_;
-  const SourceManager& sm_;
-  const CXXForRangeStmt& loop_;
-  const RotorPragma& pragma_;
-  std::string file_;
-  std::vector<Diagnostic>& diags_;
-  LoweredLoop out_;
-
-  const VarDecl* loop_var_ = nullptr;
-  const ValueDecl* range_decl_ = nullptr;
-  std::vector<const FieldDecl*> key_fields_;
-  std::set<const FieldDecl*> written_fields_;
-  std::set<const ValueDecl*> mutated_;       ///< written anywhere in the loop (or a callee)
-  std::set<const ValueDecl*> inductions_;    ///< induction variables of inner `for` loops
-  std::set<const ValueDecl*> named_in_body_; ///< outer variables the body names directly
-  std::vector<const FunctionDecl*> stack_;
-  // Reductions: first use order, and outer variables used in other ways.
-  std::vector<const VarDecl*> reduction_order_;
-  std::map<const VarDecl*, SourceLocation> reduction_loc_;
-  std::set<const VarDecl*> accumulators_;
-  std::map<const VarDecl*, SourceLocation> outer_read_;
-  Frame* body_frame_ = nullptr;
-};
-
 // ---- use classification -------------------------------------------------------------------
 
 UseInfo LoopLowering::classify(const Expr* e, Frame& f) const {
   const Stmt* cur = e;
   bool direct = true;
+  bool through_conditional = false;
   for (int guard = 0; guard < 64; ++guard) {
     const Stmt* p = f.parents->getParent(cur);
     if (p == nullptr) {
@@ -257,8 +109,15 @@ UseInfo LoopLowering::classify(const Expr* e, Frame& f) const {
       cur = p;
       continue;
     }
-    if (isa<ParenExpr, MaterializeTemporaryExpr, ExprWithCleanups, CXXBindTemporaryExpr,
-            ConditionalOperator>(p)) {
+    if (const auto* co = dyn_cast<ConditionalOperator>(p)) {
+      if (co->getCond() == cur) {
+        return {Use::read};
+      }
+      through_conditional = true; // either branch may be the one used
+      cur = p;
+      continue;
+    }
+    if (isa<ParenExpr, MaterializeTemporaryExpr, ExprWithCleanups, CXXBindTemporaryExpr>(p)) {
       cur = p;
       continue;
     }
@@ -285,12 +144,21 @@ UseInfo LoopLowering::classify(const Expr* e, Frame& f) const {
         return 0;
       }
       const std::string name = md->getNameAsString();
+      if (op == OO_Subscript && !is_element_accessor(md) && !analysable_callee(md)) {
+        return 1; // a map's operator[] inserts
+      }
       if (op == OO_Call || op == OO_Subscript || name == "coeffRef" || name == "at" ||
           name == "front" || name == "back" || name == "operator*") {
         if (call != nullptr && md->getReturnType()->isReferenceType()) {
           return 4;
         }
-        return md->getReturnType()->isReferenceType() ? 1 : 0;
+        if (md->getReturnType()->isReferenceType()) {
+          return 1;
+        }
+        // By value: an element accessor reads (vector<bool>'s proxy is followed by the write
+        // check); any other non-const call operator (an engine, a distribution, a mutable
+        // lambda) changes its object.
+        return is_element_accessor(md) || is_rotor_decl(md) ? 0 : 1;
       }
       return 1;
     };
@@ -420,14 +288,24 @@ UseInfo LoopLowering::classify(const Expr* e, Frame& f) const {
             return vd->getType().getNonReferenceType().isConstQualified() ? UseInfo{Use::read}
                                                                           : UseInfo{Use::write};
           }
+          if (through_conditional) {
+            return {Use::write}; // `auto r = c ? W.row(u) : H.row(i)`: no single alias
+          }
           return {Use::alias_init, vd};
         }
       }
       return {Use::read};
     }
     if (isa<ReturnStmt>(p)) {
-      return (f.fn != nullptr && is_nonconst_ref(f.fn->getReturnType())) ? UseInfo{Use::write}
-                                                                         : UseInfo{Use::read};
+      const FunctionDecl* fn = f.fn;
+      for (const Stmt* q = f.parents->getParent(p); q != nullptr; q = f.parents->getParent(q)) {
+        if (const auto* lambda = dyn_cast<LambdaExpr>(q)) {
+          fn = lambda->getCallOperator(); // a lambda written in the loop returns it
+          break;
+        }
+      }
+      return (fn != nullptr && is_nonconst_ref(fn->getReturnType())) ? UseInfo{Use::write}
+                                                                     : UseInfo{Use::read};
     }
     if (isa<InitListExpr, LambdaExpr, CXXStdInitializerListExpr>(p) || !isa<Expr>(p)) {
       return {Use::read};
@@ -448,6 +326,12 @@ Target LoopLowering::target_of(const Expr* e, Frame& f) {
     if (f.this_object != nullptr && f.caller != nullptr) {
       return target_of(f.this_object, *f.caller);
     }
+    if (&f == body_frame_ && enclosing_method_ != nullptr) {
+      Target t; // the object the loop's member function runs on: outside the loop
+      t.kind = Target::outer_k;
+      t.name = "this";
+      return t;
+    }
     return {};
   }
   if (const auto* me = dyn_cast<MemberExpr>(e)) {
@@ -459,7 +343,9 @@ Target LoopLowering::target_of(const Expr* e, Frame& f) {
           fd != nullptr && is_dist_array(fd->getType()) && base.kind == Target::outer_k) {
         Target t;
         t.kind = Target::array_k;
-        t.array = text_of(me);
+        t.array = isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts()) ? fd->getNameAsString()
+                                                                          : text_of(me);
+        t.decl = fd;
         t.rank = dist_array_rank(fd->getType());
         t.element = dist_array_element(fd->getType());
         return t;
@@ -494,8 +380,9 @@ Target LoopLowering::target_of(const Expr* e, Frame& f) {
   Target t;
   t.decl = d;
   const bool local =
-      inside_loop(vd->getLocation()) ||
-      (f.fn != nullptr && vd->isLocalVarDeclOrParm() && vd->getParentFunctionOrMethod() == f.fn);
+      !vd->isStaticLocal() &&
+      (inside_loop(vd->getLocation()) ||
+       (f.fn != nullptr && vd->isLocalVarDeclOrParm() && vd->getParentFunctionOrMethod() == f.fn));
   if (is_dist_array(vd->getType()) && !local) {
     t.kind = Target::array_k;
     t.array = vd->getNameAsString();
@@ -509,6 +396,31 @@ Target LoopLowering::target_of(const Expr* e, Frame& f) {
 
 // ---- symbolic subscripts --------------------------------------------------------------------
 
+/// True when every value of integer type `from` is a value of `to`, or a sign change between
+/// types of different widths (ids are never negative: loaders reject them).
+bool LoopLowering::preserves_value(QualType from, QualType to) const {
+  if (to->isBooleanType()) {
+    return from->isBooleanType();
+  }
+  const unsigned wf = ctx_.getIntWidth(from);
+  const unsigned wt = ctx_.getIntWidth(to);
+  if (wt != wf) {
+    return wt > wf;
+  }
+  return from->isSignedIntegerOrEnumerationType() == to->isSignedIntegerOrEnumerationType();
+}
+
+/// The name of a loop-invariant symbol: its own name, or name@line when another declaration of
+/// the same name was seen first (a global `shift` in a helper vs a parameter `shift`).
+std::string LoopLowering::symbol_name(const ValueDecl* d) {
+  const std::string name = d->getNameAsString();
+  auto [it, fresh] = symbols_.emplace(name, d);
+  if (fresh || it->second == d) {
+    return name;
+  }
+  return name + "@" + std::to_string(loc_of(d->getLocation()).line);
+}
+
 Sym LoopLowering::eval(const Expr* e, Frame& f) {
   if (!e->isValueDependent() && !e->isTypeDependent()) {
     Expr::EvalResult r;
@@ -516,14 +428,21 @@ Sym LoopLowering::eval(const Expr* e, Frame& f) {
       return Sym::number(r.Val.getInt().getExtValue());
     }
   }
-  e = e->IgnoreParenImpCasts();
-  if (const auto* cast = dyn_cast<ExplicitCastExpr>(e)) {
+  e = e->IgnoreParens();
+  if (const auto* cast = dyn_cast<CastExpr>(e)) {
+    // A conversion that may change the value (narrowing, or a sign change at equal width)
+    // breaks the subscript's link to the key: `W(static_cast<uint8_t>(r.user), 0)`.
+    const QualType from = cast->getSubExpr()->getType();
+    const QualType to = cast->getType();
+    if (from->isIntegerType() && to->isIntegerType() && !preserves_value(from, to)) {
+      return Sym::unknown();
+    }
     return eval(cast->getSubExpr(), f);
   }
   if (const auto* dre = dyn_cast<DeclRefExpr>(e)) {
     const ValueDecl* d = dre->getDecl();
     if (auto it = f.ints.find(d); it != f.ints.end()) {
-      return it->second;
+      return mutated_.count(d) && !inductions_.count(d) ? Sym::unknown() : it->second;
     }
     if (const auto* pvd = dyn_cast<ParmVarDecl>(d)) {
       if (auto it = f.args.find(pvd); it != f.args.end()) {
@@ -532,10 +451,10 @@ Sym LoopLowering::eval(const Expr* e, Frame& f) {
     }
     Target t = target_of(dre, f);
     if (t.kind == Target::binding_k) {
-      return Sym::key(t.field);
+      return mutated_.count(d) ? Sym::unknown() : Sym::key(t.field);
     }
     if (t.kind == Target::outer_k && !mutated_.count(d) && d->getType()->isIntegerType()) {
-      return Sym::symbol(d->getNameAsString());
+      return Sym::symbol(symbol_name(d));
     }
     if (t.kind == Target::local_k && inductions_.count(d)) {
       return Sym::whole();
@@ -570,6 +489,15 @@ Sym LoopLowering::eval(const Expr* e, Frame& f) {
     using K = Subscript::Kind;
     if (a.kind == K::unknown || b.kind == K::unknown) {
       return Sym::unknown();
+    }
+    if (bo->getType()->isUnsignedIntegerType()) {
+      // `r.a + 0xFFFFFFFFu` wraps: it is r.a - 1, not r.a + 4294967295.
+      const std::uint64_t half = std::uint64_t{1} << (ctx_.getIntWidth(bo->getType()) - 1);
+      for (const Sym* x : {&a, &b}) {
+        if (x->offset.value < 0 || static_cast<std::uint64_t>(x->offset.value) >= half) {
+          return Sym::unknown();
+        }
+      }
     }
     const bool add = bo->getOpcode() == BO_Add;
     const bool sub = bo->getOpcode() == BO_Sub;
@@ -786,6 +714,13 @@ void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
   }
   switch (t.kind) {
   case Target::array_k:
+    if (&f != body_frame_ && dre->getDecl() == t.decl && out_.model.is_buffered(t.array)) {
+      escape(analysis::Escape::Kind::outside_write,
+             "buffered array '" + t.array + "' is used by its own name in '" +
+                 (f.fn != nullptr ? f.fn->getNameAsString() : std::string("a lambda")) +
+                 "' (Rotor gives each worker its copy only where the loop names it)",
+             dre->getBeginLoc());
+    }
     on_array_use(dre, t, f);
     break;
   case Target::row_k: {
@@ -804,8 +739,23 @@ void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
     break;
   }
   case Target::outer_k: {
-    const auto* vd = dyn_cast<VarDecl>(t.decl);
-    if (vd == nullptr || t.decl == range_decl_) {
+    const auto* vd = dyn_cast_or_null<VarDecl>(t.decl);
+    if (vd == nullptr) {
+      break;
+    }
+    if (t.decl == range_decl_) {
+      on_dataset_use(dre, f);
+      break;
+    }
+    const bool named_here = &f == body_frame_ || dre->getDecl() != vd;
+    if (!named_here && (is_accumulator(vd->getType()) || vd->getType()->isArithmeticType()) &&
+        classify(dre, f).use == Use::plus_minus) {
+      escape(analysis::Escape::Kind::outside_write,
+             "'" + vd->getNameAsString() + "' is changed by += / -= in '" +
+                 (f.fn != nullptr ? f.fn->getNameAsString() : std::string("a lambda")) +
+                 "', outside the loop's text (Rotor combines a reduction only where the loop "
+                 "names it)",
+             dre->getBeginLoc());
       break;
     }
     if (is_accumulator(vd->getType())) {
@@ -816,6 +766,7 @@ void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
       accumulators_.insert(vd);
       break;
     }
+    const bool direct = dre->getDecl() == vd;
     // Passed by reference to a function analysed below: its uses there decide.
     const Stmt* p = f.parents->getParent(dre);
     while (p != nullptr && isa<ImplicitCastExpr, ParenExpr>(p)) {
@@ -824,10 +775,20 @@ void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
     if (const auto* call = dyn_cast_or_null<CallExpr>(p);
         call != nullptr && !isa<CXXOperatorCallExpr>(call) &&
         analysable_callee(call->getDirectCallee())) {
+      const FunctionDecl* callee = call->getDirectCallee();
+      unsigned i = 0;
+      while (i < call->getNumArgs() && call->getArg(i)->IgnoreParenImpCasts() != dre) {
+        ++i;
+      }
+      if (i < callee->getNumParams() && callee->getParamDecl(i)->getType()->isReferenceType()) {
+        break; // bound to the callee's parameter: its uses there decide
+      }
+      if (direct) {
+        outer_read_.emplace(vd, dre->getBeginLoc()); // its value is read here
+      }
       break;
     }
     const UseInfo u = classify(dre, f);
-    const bool direct = dre->getDecl() == vd;
     if (u.use == Use::plus_minus && vd->getType()->isArithmeticType()) {
       if (!reduction_loc_.count(vd)) {
         reduction_order_.push_back(vd);
@@ -853,18 +814,40 @@ void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
 }
 
 void LoopLowering::on_this(const CXXThisExpr* te, Frame& f) {
-  if (f.this_object == nullptr) {
+  const Target t = target_of(te, f);
+  if (t.kind != Target::outer_k) {
     return;
   }
-  const Target t = target_of(te, f);
-  if (t.kind == Target::outer_k) {
-    const UseInfo u = classify(te, f);
-    if (u.use != Use::read && u.use != Use::alias_init) {
-      escape(analysis::Escape::Kind::outside_write,
-             "'" + t.decl->getNameAsString() + "' is declared outside the loop and written in it",
-             te->getBeginLoc());
+  const UseInfo u = classify(te, f);
+  if (u.use == Use::read || u.use == Use::alias_init) {
+    return;
+  }
+  std::string name = t.decl != nullptr ? t.decl->getNameAsString() : "*this";
+  if (t.decl == nullptr) {
+    if (const auto* me = dyn_cast_or_null<MemberExpr>(f.parents->getParent(te))) {
+      name = me->getMemberDecl()->getNameAsString(); // a member of the loop's own object
     }
   }
+  escape(analysis::Escape::Kind::outside_write,
+         "'" + name + "' is declared outside the loop and written in it", te->getBeginLoc());
+}
+
+void LoopLowering::on_dataset_use(const DeclRefExpr* dre, Frame& f) {
+  const Stmt* p = f.parents->getParent(dre);
+  while (p != nullptr && isa<ImplicitCastExpr, ParenExpr>(p)) {
+    p = f.parents->getParent(p);
+  }
+  if (const auto* me = dyn_cast_or_null<MemberExpr>(p)) {
+    const std::string name = me->getMemberNameInfo().getAsString();
+    if (name == "size" || name == "empty") {
+      return;
+    }
+  }
+  escape(analysis::Escape::Kind::outside_write,
+         "the loop's own dataset '" + dre->getDecl()->getNameAsString() +
+             "' is used inside the loop ('" + text_of(p != nullptr && isa<Expr>(p) ? p : dre) +
+             "')",
+         dre->getBeginLoc());
 }
 
 void LoopLowering::on_decl(const VarDecl* vd, Frame& f) {
@@ -880,45 +863,20 @@ void LoopLowering::on_decl(const VarDecl* vd, Frame& f) {
 
 void LoopLowering::on_call(const CallExpr* call, Frame& f) {
   const FunctionDecl* fd = call->getDirectCallee();
-  if (fd == nullptr) {
-    if (!sm_.isInSystemHeader(call->getBeginLoc())) {
-      escape(analysis::Escape::Kind::unknown_call,
-             "call through '" + text_of(call->getCallee()) + "' (its target is not known)",
-             call->getBeginLoc());
-    }
+  bool analyse = false;
+  if (!check_call(call, fd, f, analyse) || !analyse) {
     return;
   }
   const FunctionDecl* def = nullptr;
-  if (!fd->hasBody(def) || def == nullptr) {
-    if (!sm_.isInSystemHeader(fd->getLocation()) && !is_rotor_decl(fd) && !fd->getBuiltinID()) {
-      escape(analysis::Escape::Kind::unknown_call,
-             "call to '" + fd->getNameAsString() + "', whose body is not visible here",
-             call->getBeginLoc());
-    }
-    return;
-  }
-  if (!analysable_callee(def)) {
-    return;
-  }
+  fd->hasBody(def);
   // A lambda written inside the loop was walked where it is written.
   if (const auto* md = dyn_cast<CXXMethodDecl>(def);
       md != nullptr && md->getParent()->isLambda() && inside_loop(md->getLocation())) {
     return;
   }
-  if (std::find(stack_.begin(), stack_.end(), def) != stack_.end()) {
-    escape(analysis::Escape::Kind::unknown_call,
-           "recursive call to '" + def->getNameAsString() + "'", call->getBeginLoc());
-    return;
-  }
-  if (stack_.size() > 16) {
-    escape(analysis::Escape::Kind::unknown_call,
-           "calls nested too deeply at '" + def->getNameAsString() + "'", call->getBeginLoc());
-    return;
-  }
   Frame callee;
   callee.fn = def;
   callee.caller = &f;
-  callee.parents = std::make_unique<ParentMap>(def->getBody());
   unsigned first = 0;
   if (const auto* op = dyn_cast<CXXOperatorCallExpr>(call);
       op != nullptr && isa<CXXMethodDecl>(def)) {
@@ -927,17 +885,72 @@ void LoopLowering::on_call(const CallExpr* call, Frame& f) {
   } else if (const auto* mc = dyn_cast<CXXMemberCallExpr>(call)) {
     callee.this_object = mc->getImplicitObjectArgument();
   }
-  for (unsigned i = first; i < call->getNumArgs(); ++i) {
-    const unsigned pi = i - first;
-    if (pi >= def->getNumParams()) {
-      break;
+  bind_arguments(callee, def, call->getArgs() + first, call->getNumArgs() - first, f);
+  analyse_callee(callee, call, f);
+}
+
+/// A user constructor runs code too: analysed like a call (its members are the new object's).
+void LoopLowering::on_construct(const CXXConstructExpr* ctor, Frame& f) {
+  const CXXConstructorDecl* cd = ctor->getConstructor();
+  const FunctionDecl* def = nullptr;
+  if (cd == nullptr || cd->isTrivial() || !cd->hasBody(def) || def == nullptr ||
+      !analysable_callee(def)) {
+    if (cd != nullptr && !cd->isTrivial() && !cd->isDefaulted() && !analysable_callee(cd) &&
+        !sm_.isInSystemHeader(cd->getLocation()) && !is_rotor_decl(cd)) {
+      escape(analysis::Escape::Kind::unknown_call,
+             "constructor of '" + cd->getParent()->getNameAsString() +
+                 "', whose body is not visible here",
+             ctor->getBeginLoc());
     }
-    const ParmVarDecl* param = def->getParamDecl(pi);
-    const Expr* arg = call->getArg(i);
+    return;
+  }
+  Frame callee;
+  callee.fn = def;
+  callee.caller = &f;
+  bind_arguments(callee, def, ctor->getArgs(), ctor->getNumArgs(), f);
+  analyse_callee(callee, ctor, f);
+}
+
+void LoopLowering::analyse_callee(Frame& callee, const Expr* at, Frame& f) {
+  (void)f;
+  const FunctionDecl* def = callee.fn;
+  if (std::find(stack_.begin(), stack_.end(), def) != stack_.end()) {
+    escape(analysis::Escape::Kind::unknown_call,
+           "recursive call to '" + def->getNameAsString() + "'", at->getBeginLoc());
+    return;
+  }
+  if (stack_.size() > 16) {
+    escape(analysis::Escape::Kind::unknown_call,
+           "calls nested too deeply at '" + def->getNameAsString() + "'", at->getBeginLoc());
+    return;
+  }
+  callee.parents = std::make_unique<ParentMap>(def->getBody());
+  stack_.push_back(def);
+  if (const auto* cd = dyn_cast<CXXConstructorDecl>(def)) {
+    for (const CXXCtorInitializer* init : cd->inits()) {
+      if (init->isWritten()) {
+        callee.parents->addStmt(init->getInit());
+        prescan(init->getInit(), callee);
+        walk(init->getInit(), callee);
+      }
+    }
+  }
+  prescan(def->getBody(), callee);
+  walk(def->getBody(), callee);
+  stack_.pop_back();
+}
+
+void LoopLowering::bind_arguments(Frame& callee, const FunctionDecl* def, const Expr* const* args,
+                                  unsigned count, Frame& f) {
+  for (unsigned i = 0; i < count && i < def->getNumParams(); ++i) {
+    const ParmVarDecl* param = def->getParamDecl(i);
+    const Expr* arg = args[i];
     if (param->getType()->isReferenceType() || is_dist_array(param->getType())) {
       callee.args[param] = {arg, &f};
     } else if (param->getType()->isIntegerType()) {
       callee.ints[param] = eval(arg, f);
+    } else if (param->getType()->isPointerType()) {
+      callee.pointees[param] = pointee_of(arg, f);
     } else {
       Target t = target_of(arg, f);
       if (t.kind == Target::row_k || t.kind == Target::record_k || t.kind == Target::point_k) {
@@ -945,10 +958,6 @@ void LoopLowering::on_call(const CallExpr* call, Frame& f) {
       }
     }
   }
-  stack_.push_back(def);
-  prescan(def->getBody(), callee);
-  walk(def->getBody(), callee);
-  stack_.pop_back();
 }
 
 void LoopLowering::walk(const Stmt* s, Frame& f) {
@@ -965,6 +974,28 @@ void LoopLowering::walk(const Stmt* s, Frame& f) {
   if (const auto* te = dyn_cast<CXXThisExpr>(s)) {
     on_this(te, f);
     return;
+  }
+  if (const auto* me = dyn_cast<MemberExpr>(s)) {
+    if (const Target t = target_of(me, f); t.kind == Target::array_k) {
+      if (&f == body_frame_ && t.decl != nullptr) {
+        named_in_body_.insert(t.decl);
+      }
+      on_array_use(me, t, f); // a DistArray member (of `*this` or of an outside object)
+      return;
+    }
+    if (me->isArrow() && !isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts())) {
+      check_pointer_read(me->getBase(), s, f);
+    }
+  }
+  check_write_site(s, f);
+  if (const auto* uo = dyn_cast<UnaryOperator>(s); uo != nullptr && uo->getOpcode() == UO_Deref) {
+    check_pointer_read(uo->getSubExpr(), s, f);
+  }
+  if (const auto* ase = dyn_cast<ArraySubscriptExpr>(s)) {
+    const auto* decay = dyn_cast<ImplicitCastExpr>(ase->getBase()->IgnoreParens());
+    if (decay == nullptr || decay->getCastKind() != CK_ArrayToPointerDecay) {
+      check_pointer_read(ase->getBase(), s, f);
+    }
   }
   if (const auto* ds = dyn_cast<DeclStmt>(s)) {
     for (const Decl* d : ds->decls()) {
@@ -983,6 +1014,8 @@ void LoopLowering::walk(const Stmt* s, Frame& f) {
         }
         walk(vd->getInit(), f);
         on_decl(vd, f);
+        note_binding(vd, f);
+        check_static(vd, f);
       }
     }
     return;
@@ -992,6 +1025,35 @@ void LoopLowering::walk(const Stmt* s, Frame& f) {
   }
   if (const auto* call = dyn_cast<CallExpr>(s)) {
     on_call(call, f);
+  } else if (const auto* ctor = dyn_cast<CXXConstructExpr>(s)) {
+    on_construct(ctor, f);
+  }
+}
+
+/// A read through a pointer that comes from outside the loop (a raw pointer parameter, a global,
+/// a pointer member) may read an element the loop writes under another name; it blocks when the
+/// loop writes any array or record (decided at the end of run()).
+void LoopLowering::check_pointer_read(const Expr* pointer, const Stmt* at, Frame& f) {
+  const Target t = pointee_of(pointer, f);
+  if (t.kind == Target::unknown_k && t.from_outside) {
+    outside_pointer_reads_.emplace_back(describe(t), at->getBeginLoc());
+  }
+}
+
+/// A static (or thread_local) variable in the loop or a function it calls keeps state between
+/// iterations, unless it is a constant.
+void LoopLowering::check_static(const VarDecl* vd, Frame& f) {
+  (void)f;
+  if (!vd->isStaticLocal()) {
+    return;
+  }
+  const bool constant = vd->getType().isConstQualified() && vd->getInit() != nullptr &&
+                        vd->getInit()->isConstantInitializer(ctx_, false);
+  if (!constant) {
+    escape(analysis::Escape::Kind::outside_write,
+           "static variable '" + vd->getNameAsString() +
+               "' keeps its value from one iteration to the next",
+           vd->getLocation());
   }
 }
 
@@ -1018,6 +1080,55 @@ void LoopLowering::control_flow(const Stmt* s, int loops, int switches, int lamb
   const bool is_switch = isa<SwitchStmt>(s);
   for (const Stmt* child : s->children()) {
     control_flow(child, loops + (is_loop ? 1 : 0), switches + (is_switch ? 1 : 0), lambdas);
+  }
+}
+
+/// The member function the loop is written in (through lambdas written in it), or nullptr.
+const CXXMethodDecl* LoopLowering::method_of(const DeclContext* dc) {
+  for (; dc != nullptr; dc = dc->getParent()) {
+    const auto* md = dyn_cast<CXXMethodDecl>(dc);
+    if (md == nullptr) {
+      if (isa<FunctionDecl>(dc)) {
+        return nullptr;
+      }
+      continue;
+    }
+    if (md->getParent()->isLambda()) {
+      continue;
+    }
+    return md->isStatic() ? nullptr : md;
+  }
+  return nullptr;
+}
+
+/// What can only be judged once the whole body is seen: reads through outside pointers (they
+/// matter when the loop writes an array or its records) and floating-point sums in an ordered
+/// loop (combined in worker order, not in the loop's order).
+void LoopLowering::block_unsafe_leftovers() {
+  const auto& m = out_.model;
+  const bool writes =
+      out_.writes_records || std::any_of(m.accesses.begin(), m.accesses.end(),
+                                         [](const analysis::Access& a) { return a.write; });
+  if (writes && !outside_pointer_reads_.empty()) {
+    const auto& [name, loc] = outside_pointer_reads_.front();
+    escape(analysis::Escape::Kind::pointer_taken,
+           "reads through '" + name +
+               "', a pointer from outside the loop (it may point into an array the loop writes)",
+           loc);
+  }
+  if (m.ordered) {
+    for (const VarDecl* vd : reduction_order_) {
+      const bool accumulator = accumulators_.count(vd) != 0;
+      const QualType value = accumulator ? accumulator_value_type(vd->getType()) : vd->getType();
+      const std::string op = accumulator ? accumulator_op(vd->getType()) : "sum";
+      if (!value.isNull() && value->isRealFloatingType() && op != "min" && op != "max") {
+        escape(analysis::Escape::Kind::outside_write,
+               "'" + vd->getNameAsString() +
+                   "' is a floating-point sum in an ordered loop (its partial sums would be "
+                   "added in worker order, not in the loop's order)",
+               reduction_loc_[vd]);
+      }
+    }
   }
 }
 
@@ -1080,11 +1191,16 @@ LoweredLoop LoopLowering::run() {
         m.fields.push_back(fd->getNameAsString());
       }
     }
+  }
+  enclosing_method_ = method_of(loop_var_->getDeclContext());
+
+  walk(loop_.getBody(), body);
+
+  if (out_.index_rank == 0) { // helpers may write fields the body does not name
     out_.writes_records = !written_fields_.empty() && loop_var_->getType()->isReferenceType() &&
                           !loop_var_->getType().getNonReferenceType().isConstQualified();
   }
-
-  walk(loop_.getBody(), body);
+  block_unsafe_leftovers();
 
   for (const SourceLocation& b : out_.breaks) {
     escape(analysis::Escape::Kind::control_flow, "'break' leaves the loop early", b);
@@ -1131,11 +1247,13 @@ LoweredLoop LoopLowering::run() {
   return std::move(out_);
 }
 
-} // namespace
+} // namespace rotor::frontend::lowering
+
+namespace rotor::frontend {
 
 LoweredLoop lower_loop(ASTContext& ctx, const CXXForRangeStmt& loop, const RotorPragma& pragma,
                        const std::string& file_name, std::vector<Diagnostic>& diags) {
-  return LoopLowering(ctx, loop, pragma, file_name, diags).run();
+  return lowering::LoopLowering(ctx, loop, pragma, file_name, diags).run();
 }
 
 } // namespace rotor::frontend

@@ -1,5 +1,7 @@
 #include "RotorTypes.h"
 
+#include <clang/Basic/SourceManager.h>
+
 #include <clang/AST/QualTypeNames.h>
 
 #include <cctype>
@@ -93,14 +95,32 @@ std::string accumulator_op(QualType t) {
   return name;
 }
 
+QualType accumulator_value_type(QualType t) {
+  const auto* spec = rotor_specialization(t, "rotor::Accumulator");
+  if (spec == nullptr || spec->getTemplateArgs().size() < 1 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type) {
+    return {};
+  }
+  return spec->getTemplateArgs()[0].getAsType();
+}
+
 bool is_rotor_decl(const Decl* d) {
+  bool in_rotor = false;
   for (const DeclContext* dc = d->getDeclContext(); dc != nullptr; dc = dc->getParent()) {
     if (const auto* ns = dyn_cast<NamespaceDecl>(dc);
         ns != nullptr && ns->getParent() != nullptr && ns->getParent()->isTranslationUnit()) {
-      return ns->getName() == "rotor";
+      in_rotor = ns->getName() == "rotor";
+      break;
     }
   }
-  return false;
+  if (!in_rotor) {
+    return false;
+  }
+  // Rotor's own headers only: user code in a namespace called rotor (or the examples' headers
+  // in rotor::examples) is analysed like any other code.
+  const SourceManager& sm = d->getASTContext().getSourceManager();
+  const std::string file = sm.getFilename(sm.getSpellingLoc(d->getLocation())).str();
+  return file.find("include/rotor/") != std::string::npos;
 }
 
 std::string record_type_name(const ASTContext& ctx, const RecordDecl* record) {

@@ -23,7 +23,9 @@ int index_space_rank(clang::QualType t);
 bool is_accumulator(clang::QualType t);
 /// The operation of a rotor::Accumulator<T, Op> ("sum" when it cannot be told).
 std::string accumulator_op(clang::QualType t);
-/// True for declarations inside namespace rotor (Rotor's own headers).
+/// rotor::Accumulator<T, Op>: T; otherwise a null type.
+clang::QualType accumulator_value_type(clang::QualType t);
+/// True for declarations inside namespace rotor in Rotor's own headers (`.../include/rotor/...`).
 bool is_rotor_decl(const clang::Decl* d);
 /// How to name `record` at the loop: fully qualified, or plain for a function-local type.
 std::string record_type_name(const clang::ASTContext& ctx, const clang::RecordDecl* record);

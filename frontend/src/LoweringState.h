@@ -1,0 +1,230 @@
+#pragma once
+/// \file
+/// The lowering's internal state, shared by Lowering.cpp (uses, targets, subscripts, the walk)
+/// and LoweringEffects.cpp (deny by default: the root of every write, the policy for calls).
+/// Not installed; only frontend/src includes it.
+
+#include "Lowering.h"
+
+#include <clang/AST/DeclCXX.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/ParentMap.h>
+#include <clang/Lex/Lexer.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace rotor::frontend::lowering {
+
+using namespace clang;
+using analysis::Offset;
+using analysis::Subscript;
+
+/// The symbolic value of an integer expression used as a subscript.
+struct Sym {
+  Subscript::Kind kind = Subscript::Kind::unknown;
+  int field = -1;
+  Offset offset;
+  static Sym number(std::int64_t v) {
+    Sym s;
+    s.kind = Subscript::Kind::constant;
+    s.offset.value = v;
+    return s;
+  }
+  static Sym symbol(std::string name) {
+    Sym s;
+    s.kind = Subscript::Kind::constant;
+    s.offset.symbol = std::move(name);
+    return s;
+  }
+  static Sym key(int field) {
+    Sym s;
+    s.kind = Subscript::Kind::key;
+    s.field = field;
+    return s;
+  }
+  static Sym whole() {
+    Sym s;
+    s.kind = Subscript::Kind::whole;
+    return s;
+  }
+  static Sym unknown() { return Sym{}; }
+};
+
+/// Adds (sign = +1) or subtracts (sign = -1) two loop-invariant offsets; false if the result
+/// is not a number plus at most one symbol.
+bool add_offsets(const Offset& a, const Offset& b, int sign, Offset& out);
+
+/// How an expression is used by its context.
+enum class Use {
+  read,
+  write,      ///< assigned, incremented, bound to a non-const reference, non-const method, unsure
+  plus_minus, ///< the direct left side of `+=` / `-=`
+  alias_init, ///< initializes a local variable by value (`auto w = W.row(u)`)
+  address,    ///< a pointer into it is taken (`&x`, `.data()`)
+};
+
+struct UseInfo {
+  Use use = Use::read;
+  const VarDecl* var = nullptr; ///< alias_init: the variable
+};
+
+/// What an expression ultimately names.
+struct Target {
+  /// none: not memory (a value, a function); unknown_k: memory Rotor cannot tell (a pointer
+  /// from outside, a pointer member, a reference a call returned): a write to it blocks.
+  enum Kind {
+    none,
+    array_k,
+    row_k,
+    record_k,
+    point_k,
+    outer_k,
+    local_k,
+    binding_k,
+    unknown_k
+  } kind = none;
+  std::string array;               ///< array: its name
+  int rank = 1;                    ///< array: its rank
+  std::string element;             ///< array: element type
+  int access = -1;                 ///< row: the access the alias came from
+  const ValueDecl* decl = nullptr; ///< outer / local / binding
+  int field = -1;                  ///< binding: its index
+  const FieldDecl* member = nullptr; ///< record: the field written, when known
+  bool via_pointer = false;        ///< reached through a dereference, `->` or a reference
+  bool from_outside = false;       ///< unknown: the pointer itself comes from outside the loop
+  std::string name;                ///< outer / unknown: what to call it in a message
+};
+
+class LoopLowering;
+
+/// One activation: the loop body (depth 0) or a called function analysed with its arguments.
+struct Frame {
+  const FunctionDecl* fn = nullptr;
+  std::unique_ptr<ParentMap> parents;
+  std::map<const ValueDecl*, Target> env; ///< locals and parameters with a known meaning
+  std::map<const ValueDecl*, Sym> ints;   ///< integer locals / parameters with a known value
+  std::map<const ParmVarDecl*, std::pair<const Expr*, Frame*>> args; ///< by-reference arguments
+  std::map<const ValueDecl*, Target> pointees; ///< local pointers / references: what they reach
+  const Expr* this_object = nullptr;
+  Frame* caller = nullptr;
+};
+
+bool is_modifying_operator(OverloadedOperatorKind op);
+
+bool is_nonconst_ref(QualType t);
+
+class LoopLowering {
+public:
+  LoopLowering(ASTContext& ctx, const CXXForRangeStmt& loop, const RotorPragma& pragma,
+               const std::string& file, std::vector<Diagnostic>& diags)
+      : ctx_(ctx), sm_(ctx.getSourceManager()), loop_(loop), pragma_(pragma), file_(file),
+        diags_(diags) {}
+
+  LoweredLoop run();
+
+private:
+  // ---- helpers --------------------------------------------------------------------------
+  analysis::SourceLoc loc_of(SourceLocation l) const {
+    analysis::SourceLoc out;
+    l = sm_.getExpansionLoc(l);
+    out.file = sm_.isWrittenInMainFile(l) ? file_ : sm_.getFilename(l).str();
+    out.line = static_cast<int>(sm_.getExpansionLineNumber(l));
+    out.col = static_cast<int>(sm_.getExpansionColumnNumber(l));
+    return out;
+  }
+  std::string text_of(const Stmt* s) const {
+    return Lexer::getSourceText(CharSourceRange::getTokenRange(s->getSourceRange()), sm_,
+                                ctx_.getLangOpts())
+        .str();
+  }
+  void error(SourceLocation loc, std::string msg) {
+    diags_.push_back(make_diagnostic(sm_, loc, Severity::error, std::move(msg), file_));
+    out_.failed = true;
+  }
+  bool inside_loop(SourceLocation l) const {
+    l = sm_.getExpansionLoc(l);
+    SourceRange r = loop_.getSourceRange();
+    return !sm_.isBeforeInTranslationUnit(l, sm_.getExpansionLoc(r.getBegin())) &&
+           !sm_.isBeforeInTranslationUnit(sm_.getExpansionLoc(r.getEnd()), l);
+  }
+  void escape(analysis::Escape::Kind kind, std::string what, SourceLocation loc) {
+    for (const auto& e : out_.model.escapes) {
+      if (e.kind == kind && e.what == what) {
+        return;
+      }
+    }
+    out_.model.escapes.push_back({kind, std::move(what), loc_of(loc)});
+  }
+
+  UseInfo classify(const Expr* e, Frame& f) const;
+  Target target_of(const Expr* e, Frame& f);
+  Sym eval(const Expr* e, Frame& f);
+  void prescan(const Stmt* s, Frame& f);
+  void walk(const Stmt* s, Frame& f);
+  void on_declref(const DeclRefExpr* dre, Frame& f);
+  void on_this(const CXXThisExpr* te, Frame& f);
+  void on_array_use(const Expr* use, const Target& t, Frame& f);
+  void on_call(const CallExpr* call, Frame& f);
+  void on_decl(const VarDecl* vd, Frame& f);
+  int add_access(const Target& t, bool write, std::vector<Subscript> subs, const Expr* at);
+  void note_array(const Target& t);
+  bool analysable_callee(const FunctionDecl* fd) const;
+  void control_flow(const Stmt* s, int loops, int switches, int lambdas);
+  std::string symbol_name(const ValueDecl* d);
+  bool preserves_value(QualType from, QualType to) const;
+  void check_pointer_read(const Expr* pointer, const Stmt* at, Frame& f);
+  void check_static(const VarDecl* vd, Frame& f);
+  void on_dataset_use(const DeclRefExpr* dre, Frame& f);
+  void analyse_callee(Frame& callee, const Expr* at, Frame& f);
+  static const CXXMethodDecl* method_of(const DeclContext* dc);
+  void block_unsafe_leftovers();
+  void on_construct(const CXXConstructExpr* ctor, Frame& f);
+  void bind_arguments(Frame& callee, const FunctionDecl* def, const Expr* const* args,
+                      unsigned count, Frame& f);
+
+  // ---- deny by default (LoweringEffects.cpp) ----------------------------------------------
+  Target root_of(const Expr* e, Frame& f);
+  Target pointee_of(const Expr* e, Frame& f);
+  Target call_result_root(const CallExpr* call, Frame& f);
+  void check_write(const Expr* written, const Stmt* at, Frame& f);
+  void check_write_site(const Stmt* s, Frame& f);
+  void note_binding(const VarDecl* vd, Frame& f);
+  /// False when the call blocks (an escape was recorded); true when it is accounted for, either
+  /// analysed below (`analyse` set) or known (its effects are its arguments' and object's).
+  bool check_call(const CallExpr* call, const FunctionDecl* fd, Frame& f, bool& analyse);
+  void check_call_arguments(const CallExpr* call, const FunctionDecl* fd, Frame& f);
+  bool blocks_rotor_call(const CallExpr* call, const FunctionDecl* fd);
+  std::string describe(const Target& t) const;
+
+  ASTContext& ctx_;
+  const SourceManager& sm_;
+  const CXXForRangeStmt& loop_;
+  const RotorPragma& pragma_;
+  std::string file_;
+  std::vector<Diagnostic>& diags_;
+  LoweredLoop out_;
+
+  const VarDecl* loop_var_ = nullptr;
+  const ValueDecl* range_decl_ = nullptr;
+  std::vector<const FieldDecl*> key_fields_;
+  std::set<const FieldDecl*> written_fields_;
+  std::set<const ValueDecl*> mutated_;       ///< written anywhere in the loop (or a callee)
+  std::set<const ValueDecl*> inductions_;    ///< induction variables of inner `for` loops
+  std::set<const ValueDecl*> named_in_body_; ///< outer variables the body names directly
+  std::vector<const FunctionDecl*> stack_;
+  // Reductions: first use order, and outer variables used in other ways.
+  std::vector<const VarDecl*> reduction_order_;
+  std::map<const VarDecl*, SourceLocation> reduction_loc_;
+  std::set<const VarDecl*> accumulators_;
+  std::map<const VarDecl*, SourceLocation> outer_read_;
+  Frame* body_frame_ = nullptr;
+  const CXXMethodDecl* enclosing_method_ = nullptr; ///< the loop is in this member function
+  std::map<std::string, const ValueDecl*> symbols_; ///< loop-invariant symbols by name
+  std::vector<std::pair<std::string, SourceLocation>> outside_pointer_reads_;
+};
+} // namespace rotor::frontend::lowering

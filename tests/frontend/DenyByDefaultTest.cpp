@@ -1,0 +1,330 @@
+// Deny by default (docs/design/dependence-model.md): every shape that once fooled the frontend
+// into a parallel plan is serial with its blocker named, and the shapes it understands keep
+// their parallel plans. Each case is one small program; the blocker text is checked by substring.
+#include "rotor/frontend/Frontend.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+namespace {
+
+using rotor::analysis::PlanKind;
+using rotor::frontend::FileResult;
+
+rotor::frontend::Options options() {
+  rotor::frontend::Options o;
+  std::ifstream cfg(ROTOR_TEST_CC_CONFIG);
+  std::string line;
+  while (std::getline(cfg, line)) {
+    if (line.rfind("compile ", 0) == 0) {
+      o.clang_args.push_back(line.substr(8));
+    }
+  }
+  o.clang_args.push_back("-I" ROTOR_TEST_CASES_DIR);
+  return o;
+}
+
+const char* kPrelude = R"(#include "common.h"
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <vector>
+using Data = rotor::Dataset<Rating>;
+using Mat = rotor::DistArray<float, 2>;
+using Vec = rotor::DistArray<std::int64_t, 1>;
+)";
+
+struct Case {
+  const char* name;
+  const char* source;  ///< one function with one annotated loop
+  const char* blocker; ///< substring of the serial reason; nullptr: a parallel plan is expected
+};
+
+const Case kCases[] = {
+    // ---- members reached through `this` ----
+    {"member_array_through_this", R"(
+struct M { Mat W{{8, 2}}; Mat H{{8, 2}};
+  void train(Data& d) {
+#pragma rotor parallel_for
+    for (const Rating& r : d) { W(r.user, 0) += H(r.item, 0); }
+  } };)", nullptr},
+    {"member_array_both_fields_written", R"(
+struct M { Mat W{{8, 2}}; Mat H{{8, 2}};
+  void train(Data& d) {
+#pragma rotor parallel_for
+    for (const Rating& r : d) { W(r.user, 0) += 1; H(r.user, 0) += W(r.item, 1); }
+  } };)", "W"},
+    {"member_scalar", R"(
+struct M { Mat W{{8, 2}}; long count = 0;
+  void train(Data& d) {
+#pragma rotor parallel_for
+    for (const Rating& r : d) { W(r.user, 0) += 1; count++; }
+  } };)", "'count' is declared outside"},
+    {"member_raw_pointer", R"(
+struct M { float* raw = nullptr;
+  void train(Data& d) {
+#pragma rotor parallel_for
+    for (const Rating& r : d) { raw[r.user] += 1; }
+  } };)", "writes through 'raw'"},
+    {"member_int_table", R"(
+struct M { int** nw = nullptr;
+  void train(Data& d) {
+#pragma rotor parallel_for
+    for (const Rating& r : d) { nw[r.user][r.item]++; }
+  } };)", "whose target Rotor cannot tell"},
+    {"helper_through_this", R"(
+struct M { std::vector<int> counts;
+  void bump(int u) { counts[u] += 1; }
+  void train(Data& d) {
+#pragma rotor parallel_for
+    for (const Rating& r : d) { bump(r.user); }
+  } };)", "'counts' is declared outside"},
+    // ---- raw pointers and references ----
+    {"raw_pointer_parameter", R"(
+void f(Data& d, float* W) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { W[r.user] += r.value; }
+})", "writes through 'W'"},
+    {"pointer_taken_before_the_loop", R"(
+void f(Data& d, Mat& A) {
+  float* base = &A(0, 0);
+#pragma rotor parallel_for
+  for (const Rating& r : d) { base[r.item * 2] -= 1; }
+})", "writes through 'base'"},
+    {"read_through_outside_pointer", R"(
+void f(Data& d, Mat& A, const float* p) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { A(r.user, 0) += p[r.item]; }
+})", "reads through 'p'"},
+    {"local_reference_to_outside", R"(
+void f(Data& d, Mat& A, std::vector<int>& v) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { int& c = v[r.user]; c += 1; A(r.user, 0) += 1; }
+})", "'v' is declared outside"},
+    {"inner_range_for_over_outside", R"(
+void f(Data& d, std::vector<int>& v) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { for (int& x : v) { x += r.user; } }
+})", "'v' is declared outside"},
+    // ---- outside RNGs and C library state ----
+    {"outside_engine", R"(
+void f(Data& d, Mat& A, std::mt19937& rng) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { A(r.user, 0) += rng() % 3; }
+})", "'rng' is declared outside"},
+    {"outside_distribution", R"(
+void f(Data& d, Mat& A, std::mt19937& rng) {
+  std::uniform_real_distribution<float> u;
+#pragma rotor parallel_for
+  for (const Rating& r : d) { A(r.user, 0) += u(rng); }
+})", "is declared outside"},
+    {"rand", R"(
+void f(Data& d, Mat& A) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { A(r.user, 0) += std::rand() % 3; }
+})", "call to 'rand'"},
+    {"strtok", R"(
+void f(Data& d, Mat& A, char* s) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { A(r.user, 0) += std::strtok(nullptr, ",") != nullptr; }
+})", "call to 'strtok'"},
+    // ---- keys changed where the key scan did not look ----
+    {"key_written_by_helper", R"(
+static void reset(Rating& r) { r.user = 0; }
+void f(Data& d, Mat& A) {
+#pragma rotor parallel_for
+  for (Rating& r : d) { reset(r); A(r.user, 0) += 1; }
+})", "key field 'user'"},
+    {"key_written_through_reference", R"(
+void f(Data& d, Mat& A) {
+#pragma rotor parallel_for
+  for (Rating& r : d) { Rating& q = r; q.user = 0; A(r.user, 0) += 1; }
+})", "key field 'user'"},
+    {"helper_parameter_reassigned", R"(
+static void add(Mat& A, int u) { u = 0; A(u, 0) += 1; }
+void f(Data& d, Mat& A) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { add(A, r.user); }
+})", "A"},
+    {"index_point_written", R"(
+void f(rotor::IndexSpace<2>& g, Mat& A) {
+#pragma rotor parallel_for
+  for (auto [i, j] : g) { i = 0; A(i, 0) += j; }
+})", "A"},
+    {"static_local_key", R"(
+void f(Data& d, Mat& A) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { static const int u = r.user; A(u, 0) += 1; }
+})", "static variable 'u'"},
+    // ---- integer types ----
+    {"narrowing_cast_key", R"(
+void f(Data& d, Mat& A) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { A(static_cast<std::uint8_t>(r.user), 0) += 1; }
+})", "A"},
+    {"narrow_local_key", R"(
+void f(Data& d, Mat& A) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { std::int16_t u = r.user; A(u, 0) += 1; }
+})", "A"},
+    {"widening_cast_key", R"(
+void f(Data& d, Mat& A) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { A(static_cast<std::int64_t>(r.user), 0) += 1; }
+})", nullptr},
+    // ---- hidden state ----
+    {"static_in_helper", R"(
+static int next() { static int n = 0; return n++; }
+void f(Data& d, Mat& A) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { A(r.user, 0) += next(); }
+})", "static variable 'n'"},
+    {"mutable_lambda_outside", R"(
+void f(Data& d, Mat& A) {
+  auto counter = [n = 0]() mutable { return n++; };
+#pragma rotor parallel_for
+  for (const Rating& r : d) { A(r.user, 0) += counter(); }
+})", "'counter' is declared outside"},
+    {"std_function", R"(
+void f(Data& d, Mat& A, std::function<float(int)> g) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { A(r.user, 0) += g(r.item); }
+})", "std::function"},
+    {"virtual_call", R"(
+struct Base { virtual float step(int) { return 1; } virtual ~Base() = default; };
+void f(Data& d, Mat& A, Base& b) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { A(r.user, 0) += b.step(r.item); }
+})", "virtual call"},
+    {"user_namespace_rotor", R"(
+namespace rotor { namespace user { inline int total = 0; inline int bump() { return ++total; } } }
+void f(Data& d, Mat& A) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { A(r.user, 0) += rotor::user::bump(); }
+})", "'total' is declared outside"},
+    // ---- writes through const or by-value accessors ----
+    {"map_subscript_inserts", R"(
+void f(Data& d, Mat& A, std::map<int, int>& seen) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { A(r.user, 0) += seen[r.item]; }
+})", "'seen' is declared outside"},
+    {"vector_bool", R"(
+void f(Data& d, Mat& A, std::vector<bool>& flags) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { flags[r.item] = true; A(r.user, 0) += 1; }
+})", "'flags' is declared outside"},
+    {"shared_ptr", R"(
+void f(Data& d, Mat& A, const std::shared_ptr<std::vector<int>>& p) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { (*p)[r.item] += 1; A(r.user, 0) += 1; }
+})", "whose target Rotor cannot tell"},
+    {"reference_wrapper", R"(
+void f(Data& d, Mat& A, std::reference_wrapper<int> c) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { c.get() += 1; A(r.user, 0) += 1; }
+})", "whose target Rotor cannot tell"},
+    // ---- array writes not recorded ----
+    {"lambda_returns_element_by_reference", R"(
+void f(Data& d, Mat& A) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { auto at = [&]() -> float& { return A(0, 0); }; at() += r.value; }
+})", "A"},
+    {"conditional_alias", R"(
+void f(Data& d, Mat& W, Mat& H) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { auto x = r.value > 0 ? W.row(r.user) : H.row(r.user); x(0) += 1; H(r.item, 1) += W(r.item, 1); }
+})", "dependence"},
+    // ---- reductions touched outside the loop's text ----
+    {"reduction_by_outside_lambda", R"(
+void f(Data& d, Mat& A) {
+  double loss = 0;
+  auto add = [&](double x) { loss += x; };
+#pragma rotor parallel_for
+  for (const Rating& r : d) { A(r.user, 0) += 1; add(r.value); }
+})", "outside the loop's text"},
+    {"reduction_read_by_helper", R"(
+static double half(double x) { return x / 2; }
+void f(Data& d, Mat& A) {
+  double loss = 0;
+#pragma rotor parallel_for
+  for (const Rating& r : d) { A(r.user, 0) += half(loss); loss += r.value; }
+})", "also used otherwise"},
+    {"accumulator_value_inside", R"(
+void f(Data& d, Mat& A) {
+  rotor::Accumulator<double> acc;
+#pragma rotor parallel_for
+  for (const Rating& r : d) { acc += r.value; A(r.user, 0) += acc.value(); }
+})", "accumulator"},
+    {"own_dataset_by_index", R"(
+void f(Data& d, Mat& A) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { A(r.user, 0) += d[0].value; }
+})", "own dataset"},
+    {"ordered_floating_sum", R"(
+void f(rotor::IndexSpace<2>& g, Mat& A) {
+  double sum = 0;
+#pragma rotor parallel_for ordered
+  for (auto [i, j] : g) { if (i > 0) { A(i, j) += A(i - 1, j); } sum += A(i, j); }
+})", "floating-point sum in an ordered loop"},
+    // ---- shapes that stay parallel ----
+    {"mf_rows_and_reduction", R"(
+double f(Data& d, Mat& W, Mat& H) {
+  double loss = 0;
+#pragma rotor parallel_for
+  for (const Rating& r : d) { auto w = W.row(r.user); auto h = H.row(r.item);
+    const float e = r.value - w.dot(h); loss += e * e; w += 0.1f * e * h; h += 0.1f * e * w; }
+  return loss;
+})", nullptr},
+    {"local_containers_and_math", R"(
+void f(Data& d, Mat& W) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { std::vector<float> p(2); std::array<int, 2> q{};
+    for (int k = 0; k < 2; ++k) { p[k] = std::exp(W(r.user, k)); q[k] = k; }
+    float* first = p.data(); first[1] += 1; W(r.user, 0) = std::max(p[0], p[1]) + q[1]; }
+})", nullptr},
+    {"local_engine_seeded_per_record", R"(
+void f(Data& d, Mat& W) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { std::mt19937 g(r.user * 31 + r.item); std::uniform_real_distribution<float> u;
+    W(r.user, 0) += u(g); }
+})", nullptr},
+    {"read_only_outside_vector", R"(
+void f(Data& d, Mat& W, const std::vector<float>& scale) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { W(r.user, 0) += scale[r.item]; }
+})", nullptr},
+};
+
+class DenyByDefault : public ::testing::TestWithParam<Case> {};
+
+TEST_P(DenyByDefault, PlanOrBlocker) {
+  const Case& c = GetParam();
+  const FileResult r =
+      rotor::frontend::process_source(std::string(kPrelude) + c.source, "t.cpp", options());
+  ASSERT_TRUE(r.ok) << c.name;
+  ASSERT_EQ(r.loops.size(), 1u) << c.name;
+  const auto& plan = r.loops[0].plan;
+  if (c.blocker == nullptr) {
+    EXPECT_NE(plan.kind, PlanKind::serial) << c.name << ": " << plan.reason;
+    return;
+  }
+  EXPECT_EQ(plan.kind, PlanKind::serial) << c.name << " got a parallel plan";
+  std::string all = plan.reason;
+  for (const auto& e : r.loops[0].model.escapes) {
+    all += "\n" + e.what;
+  }
+  EXPECT_NE(all.find(c.blocker), std::string::npos) << c.name << ": " << all;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return info.param.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, DenyByDefault, ::testing::ValuesIn(kCases), case_name);
+
+} // namespace
