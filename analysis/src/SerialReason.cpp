@@ -82,7 +82,12 @@ std::string escape_words(const Escape& escape) {
     break;
   }
   std::string where = loc_string(escape.loc);
-  return kind + (escape.what.empty() ? "" : " (" + escape.what + ")") +
+  // A bare name is quoted; a sentence (the frontend's, with its own quotes) is parenthesised.
+  const bool sentence = escape.what.find_first_of(" '") != std::string::npos;
+  const std::string what = escape.what.empty() ? ""
+                           : sentence          ? " (" + escape.what + ")"
+                                               : " '" + escape.what + "'";
+  return kind + what +
          (where.empty() ? "" : " at " + where);
 }
 

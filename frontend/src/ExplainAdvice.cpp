@@ -162,13 +162,16 @@ std::string escape_kind_words(const Escape& e) {
 }
 
 std::string escape_fix(const Escape& e) {
+  if (!e.fix.empty()) {
+    return e.fix;
+  }
   const std::string name = quoted_name(e.what);
   switch (e.kind) {
   case Escape::Kind::outside_write:
-    return "make " + (name.empty() ? std::string("the variable") : "'" + name + "'") +
-           " a reduction (change it only with += or -=, or use a rotor::Accumulator<T, Op> for "
-           "min, max or product), or declare it inside the loop body if each record needs its "
-           "own";
+    return "declare " + (name.empty() ? std::string("the variable") : "'" + name + "'") +
+           " inside the loop body if each record needs its own; a sum over the records is a "
+           "reduction named in the loop (+= or -=, or a rotor::Accumulator<T, Op>), and state "
+           "shared between records must be a rotor::DistArray indexed by the records' keys";
   case Escape::Kind::pointer_taken:
     return "index the array with A(i, j), A[i] or A.row(i) instead of taking a pointer into it, "
            "so that Rotor sees which elements each record touches";
@@ -525,6 +528,15 @@ std::vector<std::string> suggestions(const LoopModel& model, const Plan& plan) {
   LoopModel clean = model;
   clean.escapes.clear();
   const Plan cp = model.escapes.empty() ? plan : analysis::plan_loop(clean);
+  const bool replannable = std::all_of(model.escapes.begin(), model.escapes.end(),
+                                       [](const Escape& e) { return e.replannable; });
+  if (!model.escapes.empty() && !replannable) {
+    // The fix changes what the loop touches (a container becomes a DistArray, a call is
+    // inlined): Rotor cannot tell the plan before it sees the changed loop.
+    out.push_back("once fixed, run rotor-cc --explain again: the plan depends on the accesses "
+                  "that replace " + std::string(model.escapes.size() > 1 ? "these" : "this"));
+    return out;
+  }
   if (!model.escapes.empty()) {
     if (!is_serial(cp)) {
       out.push_back(std::string("with ") + (model.escapes.size() > 1 ? "these" : "that") +

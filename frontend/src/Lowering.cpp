@@ -804,7 +804,7 @@ void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
     } else {
       escape(analysis::Escape::Kind::outside_write,
              "'" + vd->getNameAsString() + "' is declared outside the loop and written in it",
-             dre->getBeginLoc());
+             dre->getBeginLoc(), outside_write_fix(vd), vd->getType()->isArithmeticType());
     }
     break;
   }
@@ -886,7 +886,48 @@ void LoopLowering::on_call(const CallExpr* call, Frame& f) {
     callee.this_object = mc->getImplicitObjectArgument();
   }
   bind_arguments(callee, def, call->getArgs() + first, call->getNumArgs() - first, f);
-  analyse_callee(callee, call, f);
+  analyse_callee(callee, call->getBeginLoc());
+}
+
+/// A local of a user class runs its destructor at the end of the iteration: analysed like a call
+/// on the local.
+void LoopLowering::on_destroy(const VarDecl* vd, Frame& f) {
+  const CXXRecordDecl* rd = vd->getType()->getAsCXXRecordDecl();
+  if (rd == nullptr || !rd->hasDefinition() || vd->getType()->isReferenceType()) {
+    return;
+  }
+  const CXXDestructorDecl* dd = rd->getDestructor();
+  if (dd == nullptr || !dd->isUserProvided()) {
+    return;
+  }
+  const FunctionDecl* def = nullptr;
+  if (!dd->hasBody(def) || def == nullptr || !analysable_callee(def)) {
+    if (!sm_.isInSystemHeader(dd->getLocation()) && !is_rotor_decl(dd)) {
+      escape(analysis::Escape::Kind::unknown_call,
+             "destructor of '" + rd->getNameAsString() + "', whose body is not visible here",
+             vd->getLocation());
+    }
+    return;
+  }
+  Frame callee;
+  callee.fn = def;
+  callee.caller = &f;
+  analyse_callee(callee, vd->getLocation());
+}
+
+/// What would make a write to outside variable `vd` sound: a reduction for a scalar; for
+/// anything else, what Rotor needs (a DistArray it can index), never a reduction.
+std::string LoopLowering::outside_write_fix(const VarDecl* vd) const {
+  const std::string name = "'" + vd->getNameAsString() + "'";
+  if (vd->getType()->isArithmeticType()) {
+    return "make " + name + " a reduction (change it only with += or -=, or use a "
+           "rotor::Accumulator<T, Op> for min, max or product), or declare it inside the loop "
+           "body if each record needs its own";
+  }
+  return "declare " + name + " inside the loop body if each record needs its own; state shared "
+         "between records must be a rotor::DistArray indexed by the records' keys, so that Rotor "
+         "sees which elements each record writes (plain containers, pointers and objects are not "
+         "parameter arrays yet)";
 }
 
 /// A user constructor runs code too: analysed like a call (its members are the new object's).
@@ -908,20 +949,19 @@ void LoopLowering::on_construct(const CXXConstructExpr* ctor, Frame& f) {
   callee.fn = def;
   callee.caller = &f;
   bind_arguments(callee, def, ctor->getArgs(), ctor->getNumArgs(), f);
-  analyse_callee(callee, ctor, f);
+  analyse_callee(callee, ctor->getBeginLoc());
 }
 
-void LoopLowering::analyse_callee(Frame& callee, const Expr* at, Frame& f) {
-  (void)f;
+void LoopLowering::analyse_callee(Frame& callee, SourceLocation at) {
   const FunctionDecl* def = callee.fn;
   if (std::find(stack_.begin(), stack_.end(), def) != stack_.end()) {
     escape(analysis::Escape::Kind::unknown_call,
-           "recursive call to '" + def->getNameAsString() + "'", at->getBeginLoc());
+           "recursive call to '" + def->getNameAsString() + "'", at);
     return;
   }
   if (stack_.size() > 16) {
     escape(analysis::Escape::Kind::unknown_call,
-           "calls nested too deeply at '" + def->getNameAsString() + "'", at->getBeginLoc());
+           "calls nested too deeply at '" + def->getNameAsString() + "'", at);
     return;
   }
   callee.parents = std::make_unique<ParentMap>(def->getBody());
@@ -1016,6 +1056,7 @@ void LoopLowering::walk(const Stmt* s, Frame& f) {
         on_decl(vd, f);
         note_binding(vd, f);
         check_static(vd, f);
+        on_destroy(vd, f);
       }
     }
     return;
@@ -1203,7 +1244,7 @@ LoweredLoop LoopLowering::run() {
   block_unsafe_leftovers();
 
   for (const SourceLocation& b : out_.breaks) {
-    escape(analysis::Escape::Kind::control_flow, "'break' leaves the loop early", b);
+    escape(analysis::Escape::Kind::control_flow, "'break' leaves the loop early", b, {}, true);
   }
   for (const VarDecl* vd : reduction_order_) {
     auto read = outer_read_.find(vd);

@@ -152,13 +152,14 @@ private:
     return !sm_.isBeforeInTranslationUnit(l, sm_.getExpansionLoc(r.getBegin())) &&
            !sm_.isBeforeInTranslationUnit(sm_.getExpansionLoc(r.getEnd()), l);
   }
-  void escape(analysis::Escape::Kind kind, std::string what, SourceLocation loc) {
+  void escape(analysis::Escape::Kind kind, std::string what, SourceLocation loc,
+              std::string fix = {}, bool replannable = false) {
     for (const auto& e : out_.model.escapes) {
       if (e.kind == kind && e.what == what) {
         return;
       }
     }
-    out_.model.escapes.push_back({kind, std::move(what), loc_of(loc)});
+    out_.model.escapes.push_back({kind, std::move(what), loc_of(loc), std::move(fix), replannable});
   }
 
   UseInfo classify(const Expr* e, Frame& f) const;
@@ -180,7 +181,9 @@ private:
   void check_pointer_read(const Expr* pointer, const Stmt* at, Frame& f);
   void check_static(const VarDecl* vd, Frame& f);
   void on_dataset_use(const DeclRefExpr* dre, Frame& f);
-  void analyse_callee(Frame& callee, const Expr* at, Frame& f);
+  void analyse_callee(Frame& callee, SourceLocation at);
+  void on_destroy(const VarDecl* vd, Frame& f);
+  std::string outside_write_fix(const VarDecl* vd) const;
   static const CXXMethodDecl* method_of(const DeclContext* dc);
   void block_unsafe_leftovers();
   void on_construct(const CXXConstructExpr* ctor, Frame& f);

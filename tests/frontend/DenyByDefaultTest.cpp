@@ -207,6 +207,20 @@ void f(Data& d, Mat& A) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { A(r.user, 0) += rotor::user::bump(); }
 })", "'total' is declared outside"},
+    {"constructor_writes_global", R"(
+inline int g_made = 0;
+struct Made { int v; explicit Made(int x) : v(x) { ++g_made; } };
+void f(Data& d, Mat& A) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { Made m(r.item); A(r.user, 0) += m.v; }
+})", "'g_made' is declared outside"},
+    {"destructor_writes_global", R"(
+inline int g_gone = 0;
+struct Gone { int v = 1; ~Gone() { g_gone += v; } };
+void f(Data& d, Mat& A) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { Gone g; A(r.user, 0) += g.v; }
+})", "g_gone"},
     // ---- writes through const or by-value accessors ----
     {"map_subscript_inserts", R"(
 void f(Data& d, Mat& A, std::map<int, int>& seen) {

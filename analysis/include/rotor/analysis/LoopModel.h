@@ -105,6 +105,10 @@ struct Escape {
   Kind kind = Kind::unknown_call;
   std::string what; ///< What escaped, in words: the variable, the call, the expression.
   SourceLoc loc;
+  std::string fix;          ///< What would make it sound, in words; empty: the kind's advice.
+  bool replannable = false; ///< The loop without this escape is the loop with `fix` applied
+                            ///< (a `break` removed, a scalar made a reduction), so planning
+                            ///< it says how the fixed loop would run.
 };
 
 /// The whole loop.
