@@ -1,4 +1,4 @@
-// Shape: libc `rand()` (hidden global state) in the body, seeded by `srand` before the loop.
+// Shape: libc `rand()` (hidden global state) in the body, reseeded by `srand` before and inside the loop.
 #include "soundness.h"
 
 #include <cstdlib>
@@ -12,6 +12,9 @@ int main(int argc, char** argv) {
 #pragma rotor parallel_for
     for (const Rating& r : ratings) {
       bu[r.user] = (bu[r.user] * 3 + std::rand() % 1000 + r.item) % 1000003;
+      if (r.item == 3) {
+        std::srand(static_cast<unsigned>(r.user + it));
+      }
     }
   }
   snd::Hash h;
