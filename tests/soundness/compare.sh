@@ -7,6 +7,8 @@
 set -u
 mode=$1 serial=$2 rotor=$3 src=$4 cc=$5
 shift 5
+# rotor-cc runs from the source's directory: make a relative path to it absolute.
+[[ $cc == */* && $cc != /* ]] && cc=$PWD/$cc
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 order=$work/order.txt
