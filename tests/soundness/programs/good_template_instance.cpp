@@ -1,0 +1,24 @@
+// Good shape: the loop in a function template (non-dependent DistArray type), two instances; must stay parallel (one_d).
+#include "soundness.h"
+
+template <int Mult> void sweep(rotor::Dataset<Rating>& ratings, rotor::DistArray<std::int64_t, 1>& bu) {
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) {
+    bu[r.user] = (bu[r.user] * Mult + r.item + 1) % 1000003;
+  }
+}
+
+int main(int argc, char** argv) {
+  rotor::Session session(argc, argv);
+  rotor::Dataset<Rating> ratings(snd::ratings());
+  rotor::DistArray<std::int64_t, 1> a({37});
+  rotor::DistArray<std::int64_t, 1> b({37});
+  for (int it = 0; it < 3; ++it) {
+    sweep<3>(ratings, a);
+    sweep<5>(ratings, b);
+  }
+  snd::Hash h;
+  h << a << b;
+  h.print();
+  return 0;
+}
