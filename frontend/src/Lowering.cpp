@@ -304,8 +304,14 @@ UseInfo LoopLowering::classify(const Expr* e, Frame& f) const {
           break;
         }
       }
-      return (fn != nullptr && is_nonconst_ref(fn->getReturnType())) ? UseInfo{Use::write}
-                                                                     : UseInfo{Use::read};
+      if (fn == nullptr) {
+        return {Use::read};
+      }
+      // A mutable reference, or a view returned by value (an Eigen row map, an iterator): the
+      // caller may write through it.
+      const QualType rt = fn->getReturnType();
+      const bool view = rt->isRecordType() && !owns_elements(rt) && !is_dist_array(rt);
+      return is_nonconst_ref(rt) || view ? UseInfo{Use::write} : UseInfo{Use::read};
     }
     if (isa<InitListExpr, LambdaExpr, CXXStdInitializerListExpr>(p) || !isa<Expr>(p)) {
       return {Use::read};
@@ -795,7 +801,7 @@ void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
         reduction_loc_[vd] = dre->getBeginLoc();
       }
     } else if (u.use == Use::read || u.use == Use::alias_init) {
-      if (direct && !dre->getType()->isFunctionType()) {
+      if (!dre->getType()->isFunctionType()) { // also through a helper's reference parameter
         outer_read_.emplace(vd, dre->getBeginLoc());
       }
     } else if (u.use == Use::address && !is_nonconst_ref(vd->getType()) &&
@@ -1163,6 +1169,7 @@ void LoopLowering::block_unsafe_leftovers() {
       const QualType value = accumulator ? accumulator_value_type(vd->getType()) : vd->getType();
       const std::string op = accumulator ? accumulator_op(vd->getType()) : "sum";
       if (!value.isNull() && value->isRealFloatingType() && op != "min" && op != "max") {
+        blocked_reductions_.insert(vd);
         escape(analysis::Escape::Kind::outside_write,
                "'" + vd->getNameAsString() +
                    "' is a floating-point sum in an ordered loop (its partial sums would be "
@@ -1247,6 +1254,9 @@ LoweredLoop LoopLowering::run() {
     escape(analysis::Escape::Kind::control_flow, "'break' leaves the loop early", b, {}, true);
   }
   for (const VarDecl* vd : reduction_order_) {
+    if (blocked_reductions_.count(vd)) {
+      continue; // misused: the body must see the variable itself (the loop runs serially)
+    }
     auto read = outer_read_.find(vd);
     if (read != outer_read_.end() && !accumulators_.count(vd)) {
       escape(analysis::Escape::Kind::outside_write,

@@ -421,7 +421,7 @@ void LoopLowering::note_binding(const VarDecl* vd, Frame& f) {
 
 // ---- calls --------------------------------------------------------------------------------------
 
-bool LoopLowering::blocks_rotor_call(const CallExpr* call, const FunctionDecl* fd) {
+bool LoopLowering::blocks_rotor_call(const CallExpr* call, const FunctionDecl* fd, Frame& f) {
   bool arrow = false;
   const Expr* object = call_object(call, arrow);
   const auto* md = dyn_cast<CXXMethodDecl>(fd);
@@ -432,6 +432,9 @@ bool LoopLowering::blocks_rotor_call(const CallExpr* call, const FunctionDecl* f
   if (is_accumulator(object->getType())) {
     const OverloadedOperatorKind op = md->getOverloadedOperator();
     if (op != OO_PlusEqual && op != OO_MinusEqual && op != OO_StarEqual) {
+      if (const auto* vd = dyn_cast_or_null<VarDecl>(target_of(obj, f).decl)) {
+        blocked_reductions_.insert(vd); // also through a helper's reference parameter
+      }
       escape(analysis::Escape::Kind::outside_write,
              "'" + text_of(call) + "' reads or resets an accumulator inside the loop (each " +
                  "worker has its own partial until the loop ends)",
@@ -476,7 +479,7 @@ bool LoopLowering::check_call(const CallExpr* call, const FunctionDecl* fd, Fram
     }
   }
   if (is_rotor_decl(fd)) {
-    if (blocks_rotor_call(call, fd)) {
+    if (blocks_rotor_call(call, fd, f)) {
       return false;
     }
     check_call_arguments(call, fd, f);

@@ -201,7 +201,7 @@ private:
   /// analysed below (`analyse` set) or known (its effects are its arguments' and object's).
   bool check_call(const CallExpr* call, const FunctionDecl* fd, Frame& f, bool& analyse);
   void check_call_arguments(const CallExpr* call, const FunctionDecl* fd, Frame& f);
-  bool blocks_rotor_call(const CallExpr* call, const FunctionDecl* fd);
+  bool blocks_rotor_call(const CallExpr* call, const FunctionDecl* fd, Frame& f);
   std::string describe(const Target& t) const;
 
   ASTContext& ctx_;
@@ -229,5 +229,6 @@ private:
   const CXXMethodDecl* enclosing_method_ = nullptr; ///< the loop is in this member function
   std::map<std::string, const ValueDecl*> symbols_; ///< loop-invariant symbols by name
   std::vector<std::pair<std::string, SourceLocation>> outside_pointer_reads_;
+  std::set<const VarDecl*> blocked_reductions_; ///< misused reductions: not bound as partials
 };
 } // namespace rotor::frontend::lowering
