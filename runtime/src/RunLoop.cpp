@@ -10,6 +10,7 @@
 #include "LoopFrameAccess.h"
 #include "Observability.h"
 #include "SessionState.h"
+#include "Validate.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -324,9 +325,14 @@ void run_erased_loop(const codegen::LoopSpec& spec, SpaceAccess& space, LoopFram
       spec_index.push_back(static_cast<int>(i));
     }
   }
+  const bool any_buffered = std::find(buffered.begin(), buffered.end(), true) != buffered.end();
+  const auto validation = LoopValidation::start(spec, space, frame, info, any_buffered);
   execute(spec, space, bindings, spec_index, {}, runner, info);
   finish_slots(spec, frame, info.slots, !info.redundant && session_ranks() > 1);
   loop_finished();
+  if (validation) {
+    validation->finish(runner);
+  }
   if (checkpoint_enabled()) {
     std::vector<char> bytes = reduction_bytes(frame);
     checkpoint_after_execution(spec, space, checkpointed, false, bytes);
