@@ -10,13 +10,14 @@
 #include "SessionState.h"
 #include "rotor/distarray/detail/CounterRng.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <set>
 #include <stdexcept>
-#include <unordered_map>
+#include <thread>
 
 namespace rotor::detail {
 namespace {
@@ -60,32 +61,47 @@ RecordSet gather_records(SpaceAccess& space) {
 /// `records` in the order `order` lists their ids (order_difference found it a permutation).
 RecordSet in_order(const RecordSet& records, const std::vector<std::uint64_t>& order,
                    std::size_t record_bytes) {
-  std::unordered_map<std::uint64_t, std::size_t> position;
-  position.reserve(records.ids.size());
-  for (std::size_t i = 0; i < records.ids.size(); ++i) {
-    position.emplace(records.ids[i], i);
-  }
+  const IdPositions position(records.ids);
   RecordSet out;
   out.ids = order;
   out.bytes.resize(order.size() * record_bytes);
   for (std::size_t k = 0; k < order.size(); ++k) {
     std::memcpy(out.bytes.data() + k * record_bytes,
-                records.bytes.data() + position.at(order[k]) * record_bytes, record_bytes);
+                records.bytes.data() + position.find(order[k]) * record_bytes, record_bytes);
   }
   return out;
 }
 
-/// Rank 0's text on every rank.
-std::string broadcast_text(std::string text) {
+/// Rank 0's verdict on every rank. The other ranks wait for it sleeping (50 us doubling to 2 ms)
+/// rather than spinning inside MPI, so rank 0's serial replay keeps the cores.
+std::string share_verdict(std::string text) {
   Comm& c = comm();
   if (c.size() == 1) {
     return text;
   }
+  constexpr int length_tag = 31010, text_tag = 31011; // the engine's tags are below 31010
   std::uint64_t n = text.size();
-  c.broadcast(&n, sizeof n, 0);
+  if (c.rank() == 0) {
+    std::vector<Comm::Request> sends;
+    for (int r = 1; r < c.size(); ++r) {
+      sends.push_back(c.isend(&n, sizeof n, r, length_tag));
+      if (n > 0) {
+        sends.push_back(c.isend(text.data(), n, r, text_tag));
+      }
+    }
+    c.wait_all(sends);
+    return text;
+  }
+  std::vector<Comm::Request> length{c.irecv(&n, sizeof n, 0, length_tag)};
+  auto pause = std::chrono::microseconds(50);
+  while (!c.test_all(length)) {
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(2000));
+  }
   text.resize(n);
   if (n > 0) {
-    c.broadcast(text.data(), n, 0);
+    std::vector<Comm::Request> body{c.irecv(text.data(), n, 0, text_tag)};
+    c.wait_all(body);
   }
   return text;
 }
@@ -215,7 +231,7 @@ void LoopValidation::finish(CellRunner& runner) {
   if (comm().rank() == 0) {
     verdict = replay_and_compare(runner, after, replay_s);
   }
-  verdict = broadcast_text(verdict);
+  verdict = share_verdict(verdict);
   if (verdict.empty()) {
     verdict = ranks_difference(frame_);
   }

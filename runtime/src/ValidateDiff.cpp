@@ -88,6 +88,36 @@ std::string hex_bytes(const char* p, std::size_t n) {
 
 } // namespace
 
+IdPositions::IdPositions(const std::vector<std::uint64_t>& ids) {
+  std::uint64_t largest = 0;
+  for (std::uint64_t id : ids) {
+    largest = std::max(largest, id);
+  }
+  dense_ = largest < 2 * static_cast<std::uint64_t>(ids.size()) + 64;
+  if (dense_) {
+    table_.assign(static_cast<std::size_t>(largest) + 1, npos);
+  } else {
+    map_.reserve(ids.size());
+  }
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (dense_) {
+      std::size_t& at = table_[static_cast<std::size_t>(ids[i])];
+      distinct_ = distinct_ && at == npos;
+      at = at == npos ? i : at;
+    } else {
+      distinct_ = map_.emplace(ids[i], i).second && distinct_;
+    }
+  }
+}
+
+std::size_t IdPositions::find(std::uint64_t id) const {
+  if (dense_) {
+    return id < table_.size() ? table_[static_cast<std::size_t>(id)] : npos;
+  }
+  auto it = map_.find(id);
+  return it == map_.end() ? npos : it->second;
+}
+
 std::string array_difference(const ArrayBinding& parallel, const char* replay) {
   std::int64_t n = 1;
   for (std::int64_t e : parallel.shape) {
@@ -136,17 +166,13 @@ std::string record_difference(const RecordSet& parallel, const RecordSet& replay
     return "the dataset holds " + std::to_string(parallel.ids.size()) +
            " records after the parallel run, " + std::to_string(replay.ids.size()) + " before it";
   }
-  std::unordered_map<std::uint64_t, std::size_t> where;
-  where.reserve(parallel.ids.size());
-  for (std::size_t i = 0; i < parallel.ids.size(); ++i) {
-    where.emplace(parallel.ids[i], i);
-  }
+  const IdPositions where(parallel.ids);
   for (std::size_t k = 0; k < replay.ids.size(); ++k) {
-    auto it = where.find(replay.ids[k]);
-    if (it == where.end()) {
+    const std::size_t at = where.find(replay.ids[k]);
+    if (at == IdPositions::npos) {
       return "record " + std::to_string(replay.ids[k]) + " is missing after the parallel run";
     }
-    const char* a = parallel.bytes.data() + it->second * record_bytes;
+    const char* a = parallel.bytes.data() + at * record_bytes;
     const char* b = replay.bytes.data() + k * record_bytes;
     for (std::size_t byte = 0; byte < record_bytes; ++byte) {
       if (a[byte] != b[byte]) {
@@ -165,18 +191,18 @@ std::string order_difference(const std::vector<std::uint64_t>& order, const Reco
     return "the parallel run applied " + std::to_string(order.size()) + " records, the dataset " +
            "holds " + std::to_string(records.ids.size());
   }
-  std::unordered_map<std::uint64_t, int> seen;
-  seen.reserve(records.ids.size());
-  for (std::uint64_t id : records.ids) {
-    seen.emplace(id, 0);
+  const IdPositions positions(records.ids);
+  if (!positions.distinct()) {
+    return "internal: the dataset's record ids repeat";
   }
+  std::vector<char> seen(records.ids.size(), 0);
   for (std::uint64_t id : order) {
-    auto it = seen.find(id);
-    if (it == seen.end()) {
+    const std::size_t at = positions.find(id);
+    if (at == IdPositions::npos) {
       return "the parallel run applied record " + std::to_string(id) +
              ", which is not in the dataset";
     }
-    if (++it->second > 1) {
+    if (seen[at]++) {
       return "the parallel run applied record " + std::to_string(id) + " twice";
     }
   }

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace rotor::detail {
@@ -20,6 +21,23 @@ std::string array_difference(const ArrayBinding& parallel, const char* replay);
 /// Within ops.tolerance relative to the larger magnitude (0: bitwise).
 std::string reduction_difference(const std::string& name, const ReductionOps& ops,
                                  const void* parallel, const void* replay);
+
+/// The position of each id in a list of record ids: a table when the ids are dense (record ids
+/// are global positions), a hash map otherwise.
+class IdPositions {
+public:
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  explicit IdPositions(const std::vector<std::uint64_t>& ids);
+  /// The position of `id` (the first, if it repeats), or npos.
+  std::size_t find(std::uint64_t id) const;
+  bool distinct() const { return distinct_; }
+
+private:
+  bool dense_ = true;
+  bool distinct_ = true;
+  std::vector<std::size_t> table_;
+  std::unordered_map<std::uint64_t, std::size_t> map_;
+};
 
 /// A dataset's records with their ids (all ranks' records, gathered).
 struct RecordSet {
