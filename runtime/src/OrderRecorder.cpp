@@ -238,6 +238,10 @@ void set_validation_sink(std::vector<std::uint64_t>* sink) {
   r.validation = sink;
 }
 
+std::vector<std::uint64_t>* validation_sink() {
+  return recorder().validation;
+}
+
 bool order_wanted() {
   Recorder& r = recorder();
   return r.recording || r.capturing || r.validation != nullptr;

@@ -179,10 +179,6 @@ std::unique_ptr<LoopValidation> LoopValidation::start(const codegen::LoopSpec& s
     note_skipped(spec, "its buffered arrays merge worker copies (no serial order)");
     return nullptr;
   }
-  if (space.is_index_space()) {
-    note_skipped(spec, "only loops over a Dataset record their order");
-    return nullptr;
-  }
   return std::make_unique<LoopValidation>(spec, space, frame);
 }
 
@@ -211,8 +207,10 @@ LoopValidation::LoopValidation(const codegen::LoopSpec& spec, SpaceAccess& space
     std::memcpy(p, reductions[j].target, reductions[j].ops->bytes); // the serial run adds to it
     LoopFrameAccess::slot_reductions(replay_).push_back(p);
   }
-  space.ensure_ids();
-  before_ = gather_records(space);
+  if (!space.is_index_space()) {
+    space.ensure_ids();
+    before_ = gather_records(space);
+  }
   set_validation_sink(&order_);
 }
 
@@ -229,7 +227,12 @@ void LoopValidation::finish(CellRunner& runner) {
   double replay_s = 0;
   std::string verdict;
   if (comm().rank() == 0) {
-    verdict = replay_and_compare(runner, after, replay_s);
+    RecordSet replayed;
+    verdict = space_.is_index_space() ? replay_points(runner, replay_s)
+                                      : replay_records(runner, replayed, replay_s);
+    if (verdict.empty()) {
+      verdict = compare_state(replayed, after);
+    }
   }
   verdict = share_verdict(verdict);
   if (verdict.empty()) {
@@ -241,16 +244,18 @@ void LoopValidation::finish(CellRunner& runner) {
   ++validated;
   if (session_state().settings.verbose && comm().rank() == 0 && !quiet()) {
     std::fprintf(stderr,
-                 "rotor: --rotor-validate: loop %s: %zu records, %zu arrays, %zu reductions "
+                 "rotor: --rotor-validate: loop %s: %zu %s, %zu arrays, %zu reductions "
                  "equal to the serial replay of its order (replay %.3f s)\n",
-                 loop_name(spec_).c_str(), order_.size(), LoopFrameAccess::arrays(frame_).size(),
-                 LoopFrameAccess::reductions(frame_).size(), replay_s);
+                 loop_name(spec_).c_str(), order_.size(),
+                 space_.is_index_space() ? "points" : "records",
+                 LoopFrameAccess::arrays(frame_).size(), LoopFrameAccess::reductions(frame_).size(),
+                 replay_s);
   }
 }
 
-/// Rank 0: the serial replay of order_ on the snapshot, then the comparison.
-std::string LoopValidation::replay_and_compare(CellRunner& runner, const RecordSet& after,
-                                               double& replay_s) {
+/// Rank 0: the serial replay of order_ (record ids) on the snapshot's records, into `replayed`.
+std::string LoopValidation::replay_records(CellRunner& runner, RecordSet& replayed,
+                                           double& replay_s) {
   if (std::string bad = order_difference(order_, before_); !bad.empty()) {
     return bad;
   }
@@ -258,15 +263,31 @@ std::string LoopValidation::replay_and_compare(CellRunner& runner, const RecordS
   if (records == nullptr) {
     return "internal: the loop's runner cannot replay records";
   }
-  const std::size_t rb = space_.record_bytes();
-  RecordSet replayed = in_order(before_, order_, rb);
+  replayed = in_order(before_, order_, space_.record_bytes());
   before_ = RecordSet(); // not needed any more
   const auto t0 = std::chrono::steady_clock::now();
   records->replay_records(replay_, replayed.bytes.data(), replayed.ids.size());
   replay_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (std::string bad = compare_state(replayed, after); !bad.empty()) {
+  return "";
+}
+
+/// Rank 0: the serial replay of order_ (linear point indices) of an index space.
+std::string LoopValidation::replay_points(CellRunner& runner, double& replay_s) {
+  std::uint64_t count = 1;
+  for (std::int64_t e : space_.extents()) {
+    count *= static_cast<std::uint64_t>(e);
+  }
+  if (std::string bad = point_order_difference(order_, count); !bad.empty()) {
     return bad;
   }
+  auto* points = dynamic_cast<IndexRunnerBase*>(&runner);
+  if (points == nullptr) {
+    return "internal: the loop's runner cannot replay points";
+  }
+  const std::vector<std::size_t> indices(order_.begin(), order_.end());
+  const auto t0 = std::chrono::steady_clock::now();
+  points->replay_points(replay_, indices.data(), indices.size());
+  replay_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return "";
 }
 

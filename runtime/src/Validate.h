@@ -1,8 +1,8 @@
 #pragma once
 /// \file
 /// --rotor-validate (docs/user/running.md, "Validating a port"): each execution of a loop whose
-/// plan promises a serial order (not serial, not data_parallel, no buffered arrays, over a
-/// Dataset) runs as usual while its order of records is recorded; then rank 0 replays the body
+/// plan promises a serial order (not serial, not data_parallel, no buffered arrays) runs as usual
+/// while its order of records (or index-space points) is recorded; then rank 0 replays the body
 /// serially in that order on a snapshot of the bound arrays, reductions and records taken before
 /// the execution, and compares: arrays and records bitwise, reductions within
 /// ReductionOps::tolerance. A difference stops every rank with one line naming the loop and the
@@ -38,7 +38,8 @@ public:
   void finish(CellRunner& runner);
 
 private:
-  std::string replay_and_compare(CellRunner& runner, const RecordSet& after, double& replay_s);
+  std::string replay_records(CellRunner& runner, RecordSet& replayed, double& replay_s);
+  std::string replay_points(CellRunner& runner, double& replay_s);
   std::string compare_state(const RecordSet& replayed, const RecordSet& after);
 
   const codegen::LoopSpec& spec_;

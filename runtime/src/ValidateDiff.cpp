@@ -209,4 +209,21 @@ std::string order_difference(const std::vector<std::uint64_t>& order, const Reco
   return "";
 }
 
+std::string point_order_difference(const std::vector<std::uint64_t>& order, std::uint64_t points) {
+  if (order.size() != points) {
+    return "the parallel run applied " + std::to_string(order.size()) + " points of the " +
+           std::to_string(points) + " in the index space";
+  }
+  std::vector<char> seen(order.size(), 0);
+  for (std::uint64_t p : order) {
+    if (p >= points) {
+      return "the parallel run applied point " + std::to_string(p) + ", outside the index space";
+    }
+    if (seen[p]++) {
+      return "the parallel run applied point " + std::to_string(p) + " twice";
+    }
+  }
+  return "";
+}
+
 } // namespace rotor::detail

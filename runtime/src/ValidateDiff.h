@@ -52,4 +52,7 @@ std::string record_difference(const RecordSet& parallel, const RecordSet& replay
 /// "" when `order` lists every id of `records` exactly once; otherwise what is wrong.
 std::string order_difference(const std::vector<std::uint64_t>& order, const RecordSet& records);
 
+/// "" when `order` lists every linear index below `points` exactly once (an index space).
+std::string point_order_difference(const std::vector<std::uint64_t>& order, std::uint64_t points);
+
 } // namespace rotor::detail

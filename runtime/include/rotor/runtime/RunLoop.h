@@ -333,8 +333,18 @@ public:
   void cell_finished(int slot) override { frame_.cell_finished(slot); }
   void step_finished() override { frame_.step_finished(); }
   bool run_list(int slot, const std::size_t* indices, std::size_t count) override {
+    return list_span(frame_, slot, indices, count);
+  }
+  bool replay_points(const LoopFrame& frame, const std::size_t* indices,
+                     std::size_t count) override {
+    return list_span(frame, 0, indices, count);
+  }
+
+private:
+  /// The record loop of both list entry points (one instantiation of the body's loop).
+  bool list_span(const LoopFrame& frame, int slot, const std::size_t* indices, std::size_t count) {
     Index<N> p;
-    return Loop::run(body_, frame_, slot, count, [&](std::size_t k) -> const Index<N>& {
+    return Loop::run(body_, frame, slot, count, [&](std::size_t k) -> const Index<N>& {
       std::size_t lin = indices[k];
       for (int d = N - 1; d >= 0; --d) {
         const auto e = static_cast<std::size_t>(s_.extent(d));
@@ -345,7 +355,6 @@ public:
     });
   }
 
-private:
   const IndexSpace<N>& s_;
   Body& body_;
   const LoopFrame& frame_;

@@ -120,6 +120,10 @@ public:
 class IndexRunnerBase : public CellRunner {
 public:
   bool run_records(int slot, std::size_t begin, std::size_t end) override;
+  /// --rotor-validate: runs the body serially over the points with the `count` linear (row-major)
+  /// indices at `indices`, in that order, with the objects of `frame`'s slot 0.
+  virtual bool replay_points(const LoopFrame& frame, const std::size_t* indices,
+                             std::size_t count) = 0;
 };
 
 } // namespace rotor::detail
