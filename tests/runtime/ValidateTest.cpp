@@ -1,8 +1,8 @@
 // --rotor-validate (docs/user/running.md, "Validating a port"). ctest runs this binary with
-// --rotor-validate at threads 2 and at np 2: sound loops pass (and keep their results), the
-// deliberately unsound loop of ValidateLoops.h is stopped with a message naming the loop and the
-// element. At np > 1 the stop aborts the job, so runtime_validate_unsound.np2 checks that case
-// with ValidateProgram.cpp.
+// --rotor-validate at threads 2 and at np 2: sound loops over datasets and index spaces pass (and
+// keep their results), the deliberately unsound loops (ValidateLoops.h, an index-space one) are
+// stopped with a message naming the loop and the element. At np > 1 the stop aborts the job, so
+// runtime_validate_unsound.np2 checks that case with ValidateProgram.cpp.
 #include "TestArgv.h"
 #include "ValidateLoops.h"
 
@@ -141,6 +141,94 @@ TEST(Validate, RecordWritingRotationPasses) {
                                       std::tie(dt, wt), none, body));
   }
   EXPECT_EQ(detail::validated_executions(), validated + 2);
+}
+
+void stencil(std::int64_t i, std::int64_t j, DistArray<float, 2>& A) {
+  const float up = i > 0 ? A(i - 1, j) : 0.f;
+  const float left = j > 0 ? A(i, j - 1) : 0.f;
+  A(i, j) = 0.5f * up + 0.25f * left + 0.125f * A(i, j) + 0.01f;
+}
+
+/// Index spaces: a wavefront stencil (boxes per cell) and a skewed stencil (points in a skewed
+/// order) are validated and pass.
+TEST(Validate, IndexSpaceStencilsPass) {
+  const std::int64_t rows = 37, cols = 53;
+  DistArray<float, 2> A({rows, cols});
+  A.fill_uniform(0.f, 1.f, 8);
+  IndexSpace<2> grid({rows, cols});
+  auto wave = spec(Kind::wavefront, {0, 1},
+                   {array("A", Role::partitioned, 0, true, {{0, -1, 0}, {1, -1, 0}})}, true);
+  std::tuple<> none;
+  const std::int64_t validated = detail::validated_executions();
+  ASSERT_NO_THROW(codegen::run_loop(wave, grid, codegen::index_keys<2>(), std::tie(A), none,
+                                    [&](const Index<2>& p, auto& A) { stencil(p[0], p[1], A); }));
+  DistArray<double, 2> B({23, 19});
+  B.fill_uniform(0.0, 1.0, 5);
+  auto skewed = spec(Kind::unimodular, {0, 1},
+                     {array("B", Role::partitioned, 0, true, {{-1, 0, 0}, {-1, 0, 0}})}, true);
+  skewed.matrix = {{1, 0}, {1, 1}};
+  skewed.base = Kind::wavefront;
+  IndexSpace<2> skewed_grid({23, 19});
+  ASSERT_NO_THROW(codegen::run_loop(skewed, skewed_grid, codegen::index_keys<2>(), std::tie(B),
+                                    none, [&](const Index<2>& p, auto& B) {
+                                      const std::int64_t i = p[0], j = p[1];
+                                      if (i > 0) {
+                                        const double right =
+                                            j + 1 < B.extent(1) ? B(i - 1, j + 1) : 0.0;
+                                        B(i, j) = 0.5 * B(i - 1, j) + 0.5 * right + 0.001 * B(i, j);
+                                      }
+                                    }));
+  EXPECT_EQ(detail::validated_executions(), validated + 2);
+}
+
+/// Serial plans (already a serial run) and data_parallel plans (no serial order promised) are not
+/// validated.
+TEST(Validate, SerialAndDataParallelPlansAreSkipped) {
+  Dataset<Tagged> data(make_tagged(500, 5, 7, 11));
+  double sum = 0;
+  auto body = [](const Tagged& r, auto& sum) { sum += r.value; };
+  const std::int64_t validated = detail::validated_executions();
+  for (Kind kind : {Kind::serial, Kind::data_parallel}) {
+    auto s = spec(kind, {}, {});
+    s.reductions = {"sum"};
+    std::tuple<> none;
+    ASSERT_NO_THROW(codegen::run_loop(s, data, tagged_keys(), none, std::tie(sum), body));
+  }
+  EXPECT_EQ(detail::validated_executions(), validated);
+}
+
+/// An index-space loop claiming `independent` while every point rewrites A(0) is stopped too.
+TEST(Validate, UnsoundIndexSpaceLoopIsCaught) {
+  if (Session::instance().ranks() > 1 || Session::instance().threads() < 2) {
+    GTEST_SKIP() << "needs one rank with two threads (np > 1 aborts the job)";
+  }
+  DistArray<double, 1> A({64});
+  A(0) = 1;
+  auto s = spec(Kind::independent, {0}, {array("A", Role::partitioned, 0, true, {{0, 0, 0}})});
+  s.line = 7;
+  std::atomic<int> arrived{0};
+  auto body = [&](const Index<1>& p, auto& A) {
+    const double a = A(0);
+    if (arrived.fetch_add(1) < 2) { // the first point of each worker waits for the other
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while (arrived.load() < 2 && std::chrono::steady_clock::now() < until) {
+        std::this_thread::yield();
+      }
+    }
+    A(0) = a * 3 + static_cast<double>(p[0] % 5);
+  };
+  std::string message;
+  std::tuple<> none;
+  IndexSpace<1> line({64});
+  try {
+    codegen::run_loop(s, line, codegen::index_keys<1>(), std::tie(A), none, body);
+  } catch (const std::runtime_error& e) {
+    message = e.what();
+  }
+  ASSERT_GE(arrived.load(), 2) << "the two workers never overlapped (machine overloaded?)";
+  EXPECT_NE(message.find("rotor: --rotor-validate: loop test.cpp:7 (independent): A(0) = "),
+            std::string::npos)
+      << "message: '" << message << "'";
 }
 
 /// The unsound loop is stopped, naming the loop, the array and the element. In one process the
