@@ -608,6 +608,48 @@ private:
   std::vector<std::uint64_t> ids_;
 };
 
+/// --rotor-validate over an index space: appends the points of step `st`'s cells to `out` as
+/// linear indices, worker by worker (rank by rank, slot by slot): a box per cell, or the cell's
+/// segment of `points` in a skewed order.
+void append_step_points(std::vector<std::uint64_t>& out, const Schedule& sched, std::size_t st,
+                        int workers, const std::vector<std::int64_t>& ext,
+                        const RecordLayout* layout, const PointList* points) {
+  for (int w = 0; w < workers; ++w) {
+    const int cell = sched.steps[st][w];
+    if (cell < 0) {
+      continue;
+    }
+    if (points != nullptr) {
+      out.insert(out.end(), points->points() + layout->seg_begin[cell],
+                 points->points() + layout->seg_end[cell]);
+      continue;
+    }
+    std::vector<std::int64_t> lo(ext.size(), 0), hi(ext);
+    for (int j = 0; j < sched.fields(); ++j) {
+      const int b = sched.coordinate(cell, j);
+      lo[sched.field_keys[j]] = sched.block_first(j, b);
+      hi[sched.field_keys[j]] = sched.block_end(j, b);
+    }
+    bool empty = false;
+    for (std::size_t d = 0; d < ext.size(); ++d) {
+      empty = empty || lo[d] >= hi[d];
+    }
+    for (std::vector<std::int64_t> p = lo; !empty;) { // row-major, like run_box
+      std::uint64_t linear = 0;
+      for (std::size_t d = 0; d < ext.size(); ++d) {
+        linear = linear * static_cast<std::uint64_t>(ext[d]) + static_cast<std::uint64_t>(p[d]);
+      }
+      out.push_back(linear);
+      std::size_t d = ext.size();
+      while (d > 0 && ++p[d - 1] == hi[d - 1]) {
+        p[d - 1] = lo[d - 1];
+        --d;
+      }
+      empty = d == 0; // wrapped around: the box is done
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 
 enum class Mode { serial, threads, distributed };
@@ -988,6 +1030,11 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
     Mover mover(moves, arrays, stats);
     const auto t_layout = Clock::now();
     const double layout_s = std::chrono::duration<double>(t_layout - t0).count();
+    std::vector<std::uint64_t>* point_order = // --rotor-validate over an index space
+        space.is_index_space() ? validation_sink() : nullptr;
+    if (point_order != nullptr) {
+      point_order->clear();
+    }
     std::vector<std::uint64_t> my_order;  // ids in (step, slot) order
     std::vector<std::uint64_t> my_counts; // per (step, slot)
     const int first_worker = req.rank * threads;
@@ -1064,6 +1111,10 @@ void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<Arra
           std::memcpy(snapshots[k].data(), a.data, snapshots[k].size());
         }
         probe.rank_phase(SpanKind::sync, d0, probe.now());
+      }
+      if (point_order != nullptr) {
+        append_step_points(*point_order, sched, st, req.workers, space.extents(), layout,
+                           points.get());
       }
       if (want_order) {
         for (int t = 0; t < threads; ++t) {

@@ -26,6 +26,8 @@ struct Recorder {
   bool recording = false;
   bool capturing = false;
   bool replaying = false;
+  bool validating = false;                          ///< --rotor-validate: keep record ids
+  std::vector<std::uint64_t>* validation = nullptr; ///< the validated execution's order
   std::ofstream file;
   std::string replay_path;
   std::unordered_map<const void*, int> dataset_numbers;
@@ -46,7 +48,7 @@ Recorder& recorder() {
 
 bool keep_ids_hook() {
   Recorder& r = recorder();
-  return r.recording || r.capturing || r.replaying;
+  return r.recording || r.capturing || r.replaying || r.validating;
 }
 
 void reorder(const std::string& path, const Entry& e, int dataset, char* records,
@@ -222,9 +224,27 @@ std::vector<LoopOrder> take_captured_orders() {
   return std::move(r.captured);
 }
 
+void start_order_validation(bool on) {
+  Recorder& r = recorder();
+  r.validating = on;
+  if (on) {
+    install_hooks();
+  }
+}
+
+void set_validation_sink(std::vector<std::uint64_t>* sink) {
+  Recorder& r = recorder();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.validation = sink;
+}
+
+std::vector<std::uint64_t>* validation_sink() {
+  return recorder().validation;
+}
+
 bool order_wanted() {
   Recorder& r = recorder();
-  return r.recording || r.capturing;
+  return r.recording || r.capturing || r.validation != nullptr;
 }
 
 void record_loop_order(const void* dataset, const char* file, int line,
@@ -240,6 +260,9 @@ void record_loop_order(const void* dataset, const char* file, int line,
     }
     r.file << "\n";
     r.file.flush();
+  }
+  if (r.validation != nullptr) {
+    *r.validation = ids;
   }
   if (r.capturing) {
     r.captured.push_back(LoopOrder{number, where, std::move(ids)});

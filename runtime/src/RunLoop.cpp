@@ -7,8 +7,10 @@
 #include "rotor/runtime/detail/LoopFrame.h"
 #include "rotor/runtime/detail/MemoryCheck.h"
 
+#include "LoopFrameAccess.h"
 #include "Observability.h"
 #include "SessionState.h"
+#include "Validate.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -17,20 +19,6 @@
 #include <string>
 
 namespace rotor::detail {
-
-struct LoopFrameAccess {
-  static auto& arrays(LoopFrame& f) { return f.arrays_; }
-  static auto& reductions(LoopFrame& f) { return f.reductions_; }
-  static auto& slot_arrays(LoopFrame& f) { return f.slot_arrays_; }
-  static auto& slot_reductions(LoopFrame& f) { return f.slot_reductions_; }
-  static auto& copies(LoopFrame& f) { return f.copies_; }
-  static auto& partial_storage(LoopFrame& f) { return f.partial_storage_; }
-  static auto& merges(LoopFrame& f) { return f.merges_; }
-  static auto& coordinator(LoopFrame& f) { return f.coordinator_; }
-  static auto& flusher(LoopFrame& f) { return f.flusher_; }
-  static auto& sparse_capable(LoopFrame& f) { return f.sparse_capable_; }
-  static auto& sparse(LoopFrame& f) { return f.sparse_; }
-};
 
 LoopFrame::LoopFrame() = default;
 
@@ -337,9 +325,14 @@ void run_erased_loop(const codegen::LoopSpec& spec, SpaceAccess& space, LoopFram
       spec_index.push_back(static_cast<int>(i));
     }
   }
+  const bool any_buffered = std::find(buffered.begin(), buffered.end(), true) != buffered.end();
+  const auto validation = LoopValidation::start(spec, space, frame, info, any_buffered);
   execute(spec, space, bindings, spec_index, {}, runner, info);
   finish_slots(spec, frame, info.slots, !info.redundant && session_ranks() > 1);
   loop_finished();
+  if (validation) {
+    validation->finish(runner);
+  }
   if (checkpoint_enabled()) {
     std::vector<char> bytes = reduction_bytes(frame);
     checkpoint_after_execution(spec, space, checkpointed, false, bytes);

@@ -64,6 +64,18 @@ bool launched_by_mpirun() {
   return false;
 }
 
+/// A boolean flag's value: absent or 1/true is on, 0/false is off.
+bool parse_switch(const std::string& flag, const std::string& value, bool has_value) {
+  if (has_value && value != "1" && value != "0" && value != "true" && value != "false") {
+    throw SettingsError("rotor: " + flag + "='" + value + "': expected 0, 1, true or false");
+  }
+  return !has_value || value == "1" || value == "true";
+}
+
+bool env_switch(const char* value) {
+  return std::string(value) != "0" && std::string(value) != "false" && *value != '\0';
+}
+
 int env_int(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v ? std::atoi(v) : fallback;
@@ -106,7 +118,8 @@ namespace detail {
 
 SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
   SessionSettings s;
-  bool have_threads = false, have_verbose = false, have_record = false, have_replay = false;
+  bool have_threads = false, have_verbose = false, have_record = false, have_replay = false,
+       have_validate = false;
   ObservabilityFlagsSeen observability_seen;
   int out = 1;
   for (int i = 1; i < argc; ++i) {
@@ -132,11 +145,11 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
       s.threads = parse_threads(name, value);
       have_threads = true;
     } else if (name == "--rotor-verbose") {
-      if (has_value && value != "1" && value != "0" && value != "true" && value != "false") {
-        throw SettingsError("rotor: --rotor-verbose='" + value + "': expected 0, 1, true or false");
-      }
-      s.verbose = !has_value || value == "1" || value == "true";
+      s.verbose = parse_switch(name, value, has_value);
       have_verbose = true;
+    } else if (name == "--rotor-validate") {
+      s.validate = parse_switch(name, value, has_value);
+      have_validate = true;
     } else if (name == "--rotor-record-order") {
       need_value();
       s.record_order = value;
@@ -151,7 +164,7 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
     } else {
       throw SettingsError("rotor: unknown flag '" + arg +
                           "' (known: --rotor-threads=N, --rotor-verbose, "
-                          "--rotor-record-order=FILE, --rotor-replay-order=FILE, "
+                          "--rotor-record-order=FILE, --rotor-replay-order=FILE, --rotor-validate, "
                           "--rotor-checkpoint=DIR, --rotor-checkpoint-every=N, --rotor-resume, " +
                           observability_flags_help() + ", " + detail::buffered_flags_help() + ")");
     }
@@ -165,7 +178,10 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
       s.threads = parse_threads("ROTOR_THREADS", v);
     }
     if (const char* v = std::getenv("ROTOR_VERBOSE"); v && !have_verbose) {
-      s.verbose = std::string(v) != "0" && std::string(v) != "false" && *v != '\0';
+      s.verbose = env_switch(v);
+    }
+    if (const char* v = std::getenv("ROTOR_VALIDATE"); v && !have_validate) {
+      s.validate = env_switch(v);
     }
     if (const char* v = std::getenv("ROTOR_RECORD_ORDER"); v && !have_record) {
       s.record_order = v;
@@ -227,6 +243,7 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
   }
   detail::start_order_recording(state_->settings.record_order);
   detail::start_order_replay(state_->settings.replay_order);
+  detail::start_order_validation(state_->settings.validate);
 }
 
 Session::~Session() {
@@ -235,6 +252,7 @@ Session::~Session() {
   detail::checkpoint_at_session_end();
   detail::finish_observability(*state_->comm);
   detail::finish_order_recording();
+  detail::start_order_validation(false);
   the_session = nullptr;
   detail::set_collective(nullptr);
   state_->arena.reset();

@@ -27,17 +27,30 @@ namespace rotor::detail {
 
 // -- reductions -------------------------------------------------------------------------------
 
+/// --rotor-validate's relative tolerance for a reduction of arithmetic type T (ReductionOps).
+template <class T> constexpr double reduction_tolerance() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return sizeof(T) <= sizeof(float) ? 1e-3 : 1e-9;
+  } else {
+    return 0;
+  }
+}
+
 template <class T> struct ReductionTraits {
   static_assert(std::is_arithmetic_v<T>,
                 "rotor: a reduction must be an arithmetic scalar or a rotor::Accumulator");
   static T identity() { return T(0); }
   static void combine(T& into, const T& part) { into += part; }
+  static double value(const T& v) { return static_cast<double>(v); }
+  static constexpr double tolerance = reduction_tolerance<T>();
 };
 template <class T, class Op> struct ReductionTraits<Accumulator<T, Op>> {
   static Accumulator<T, Op> identity() { return Accumulator<T, Op>(); }
   static void combine(Accumulator<T, Op>& into, const Accumulator<T, Op>& part) {
     into.combine(part);
   }
+  static double value(const Accumulator<T, Op>& v) { return static_cast<double>(v.value()); }
+  static constexpr double tolerance = reduction_tolerance<T>();
 };
 
 // -- spaces -----------------------------------------------------------------------------------
@@ -179,7 +192,11 @@ template <class R> struct ReductionOpsFor {
   static void combine(void* into, const void* part) {
     ReductionTraits<R>::combine(*static_cast<R*>(into), *static_cast<const R*>(part));
   }
-  static constexpr ReductionOps ops{sizeof(R), &identity, &combine};
+  static double value(const void* r) {
+    return ReductionTraits<R>::value(*static_cast<const R*>(r));
+  }
+  static constexpr ReductionOps ops{sizeof(R), &identity, &combine, &value,
+                                    ReductionTraits<R>::tolerance};
 };
 
 template <class T, int N> void add_array(LoopFrame& frame, const DistArray<T, N>& a) {
@@ -264,14 +281,20 @@ public:
   DatasetRunner(Dataset<Record>& d, Body& body, const LoopFrame& frame)
       : d_(d), body_(body), frame_(frame) {}
   bool run_records(int slot, std::size_t begin, std::size_t end) override {
-    Record* recs = DatasetInternals::records(d_).data() + begin;
-    return Loop::run(body_, frame_, slot, end - begin,
-                     [recs](std::size_t k) -> Record& { return recs[k]; });
+    return run_span(frame_, slot, DatasetInternals::records(d_).data() + begin, end - begin);
+  }
+  bool replay_records(const LoopFrame& frame, char* records, std::size_t count) override {
+    return run_span(frame, 0, reinterpret_cast<Record*>(records), count);
   }
   void cell_finished(int slot) override { frame_.cell_finished(slot); }
   void step_finished() override { frame_.step_finished(); }
 
 private:
+  /// The one record loop of both entry points (one instantiation of the body's loop).
+  bool run_span(const LoopFrame& frame, int slot, Record* recs, std::size_t count) {
+    return Loop::run(body_, frame, slot, count,
+                     [recs](std::size_t k) -> Record& { return recs[k]; });
+  }
   Dataset<Record>& d_;
   Body& body_;
   const LoopFrame& frame_;
@@ -310,8 +333,18 @@ public:
   void cell_finished(int slot) override { frame_.cell_finished(slot); }
   void step_finished() override { frame_.step_finished(); }
   bool run_list(int slot, const std::size_t* indices, std::size_t count) override {
+    return list_span(frame_, slot, indices, count);
+  }
+  bool replay_points(const LoopFrame& frame, const std::size_t* indices,
+                     std::size_t count) override {
+    return list_span(frame, 0, indices, count);
+  }
+
+private:
+  /// The record loop of both list entry points (one instantiation of the body's loop).
+  bool list_span(const LoopFrame& frame, int slot, const std::size_t* indices, std::size_t count) {
     Index<N> p;
-    return Loop::run(body_, frame_, slot, count, [&](std::size_t k) -> const Index<N>& {
+    return Loop::run(body_, frame, slot, count, [&](std::size_t k) -> const Index<N>& {
       std::size_t lin = indices[k];
       for (int d = N - 1; d >= 0; --d) {
         const auto e = static_cast<std::size_t>(s_.extent(d));
@@ -322,7 +355,6 @@ public:
     });
   }
 
-private:
   const IndexSpace<N>& s_;
   Body& body_;
   const LoopFrame& frame_;

@@ -19,6 +19,8 @@
 ///   --rotor-verbose            one line per parallel loop: ranks, threads, plan, time
 ///   --rotor-record-order=FILE  write the order in which records were applied (rank 0 writes)
 ///   --rotor-replay-order=FILE  a serial run: Dataset::begin() follows the recorded order
+///   --rotor-validate           compare every parallel loop execution with a serial replay of
+///                              its order on a snapshot; stop naming the first difference
 ///   --rotor-checkpoint=DIR     write DIR/rotor-checkpoint.h5 every N loop executions
 ///   --rotor-checkpoint-every=N (default 1)
 ///   --rotor-resume             skip the loop executions DIR's checkpoint holds, restore its state
@@ -48,8 +50,9 @@ public:
 struct SessionSettings {
   int threads = 0; ///< 0: choose (cores / ranks on this node)
   bool verbose = false;
-  std::string record_order;   ///< empty: off
-  std::string replay_order;   ///< empty: off
+  std::string record_order; ///< empty: off
+  std::string replay_order; ///< empty: off
+  bool validate = false;    ///< --rotor-validate: check each loop execution (docs/user/running.md)
   std::string checkpoint_dir; ///< --rotor-checkpoint=DIR; empty: off
   int checkpoint_every = 1;   ///< --rotor-checkpoint-every=N loop executions
   bool resume = false;        ///< --rotor-resume: continue from DIR's checkpoint

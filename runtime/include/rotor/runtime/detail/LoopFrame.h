@@ -38,6 +38,11 @@ struct ReductionOps {
   std::size_t bytes = 0;                                   ///< sizeof (trivially copyable)
   void (*identity)(void* out) = nullptr;                   ///< writes the identity into `out`
   void (*combine)(void* into, const void* part) = nullptr; ///< into op= part
+  /// --rotor-validate: the value, for messages.
+  double (*value)(const void* r) = nullptr;
+  /// --rotor-validate: the largest relative difference from the serial replay that passes (0:
+  /// bitwise, for integers; floating sums combine per-worker partials in another order).
+  double tolerance = 0;
 };
 
 /// The loop's arrays and reductions as bytes, and per worker slot the objects the body sees.
@@ -108,10 +113,17 @@ class DatasetRunnerBase : public CellRunner {
 public:
   bool run_box(int slot, const std::int64_t* lo, const std::int64_t* hi) override;
   bool run_list(int slot, const std::size_t* indices, std::size_t count) override;
+  /// --rotor-validate: runs the body serially over the `count` records at `records` (copies, in
+  /// the order to replay) with the objects of `frame`'s slot 0.
+  virtual bool replay_records(const LoopFrame& frame, char* records, std::size_t count) = 0;
 };
 class IndexRunnerBase : public CellRunner {
 public:
   bool run_records(int slot, std::size_t begin, std::size_t end) override;
+  /// --rotor-validate: runs the body serially over the points with the `count` linear (row-major)
+  /// indices at `indices`, in that order, with the objects of `frame`'s slot 0.
+  virtual bool replay_points(const LoopFrame& frame, const std::size_t* indices,
+                             std::size_t count) = 0;
 };
 
 } // namespace rotor::detail

@@ -34,6 +34,9 @@ void stop_order_replay();
 void set_order_capture(bool on);
 std::vector<LoopOrder> take_captured_orders();
 
+/// --rotor-validate: loop executions validated so far in this process (for tests).
+std::int64_t validated_executions();
+
 /// True when run_loop must compute the global order of applied records.
 bool order_wanted();
 /// Called by run_loop (every rank, same arguments) with the global order of one loop.
