@@ -6,6 +6,7 @@
 #include "OrderRecorder.h"
 #include "SessionState.h"
 #include "rotor/distarray/Collective.h"
+#include "rotor/distarray/MemoryLimit.h"
 #include "rotor/runtime/Buffered.h"
 
 #include <oneapi/tbb/info.h>
@@ -218,6 +219,12 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
                               argc > 0 && argv ? argv[0] : nullptr);
   the_collective = std::make_unique<CommCollective>(*state_->comm);
   detail::set_collective(the_collective.get());
+  if (state_->comm->size() > 1) {
+    // Allocations sized by the input are checked against one limit on every rank (MemoryLimit.h).
+    std::int64_t neg = -static_cast<std::int64_t>(detail::rank_memory_limit());
+    state_->comm->allreduce_max(&neg, 1);
+    detail::set_agreed_memory_limit(static_cast<double>(-neg));
+  }
   the_session = this;
   if (state_->comm->rank() != 0) {
     std::fflush(stdout);
@@ -237,6 +244,7 @@ Session::~Session() {
   detail::finish_order_recording();
   the_session = nullptr;
   detail::set_collective(nullptr);
+  detail::set_agreed_memory_limit(0);
   state_->arena.reset();
   state_->comm.reset();
   the_collective.reset();
