@@ -8,6 +8,7 @@
 #include "rotor/distarray/Collective.h"
 #include "rotor/distarray/MemoryLimit.h"
 #include "rotor/runtime/Buffered.h"
+#include "rotor/runtime/detail/Watchdog.h"
 
 #include <oneapi/tbb/info.h>
 
@@ -149,12 +150,14 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
     } else if (detail::parse_checkpoint_flag(name, value, has_value, s)) {
     } else if (parse_observability_flag(name, value, has_value, s, observability_seen)) {
     } else if (detail::parse_buffered_flag(name, value, has_value)) {
+    } else if (detail::parse_watchdog_flag(name, value, has_value)) {
     } else {
       throw SettingsError("rotor: unknown flag '" + arg +
                           "' (known: --rotor-threads=N, --rotor-verbose, "
                           "--rotor-record-order=FILE, --rotor-replay-order=FILE, "
                           "--rotor-checkpoint=DIR, --rotor-checkpoint-every=N, --rotor-resume, " +
-                          observability_flags_help() + ", " + detail::buffered_flags_help() + ")");
+                          observability_flags_help() + ", " + detail::buffered_flags_help() + ", " +
+                          detail::watchdog_flags_help() + ")");
     }
   }
   argc = out;
@@ -176,6 +179,7 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
     }
     observability_from_environment(s, observability_seen);
     detail::buffered_from_environment();
+    detail::watchdog_from_environment();
   }
   detail::finish_checkpoint_settings(s, use_environment);
   if (!s.record_order.empty() && !s.replay_order.empty()) {
@@ -234,6 +238,7 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
   }
   detail::start_order_recording(state_->settings.record_order);
   detail::start_order_replay(state_->settings.replay_order);
+  detail::start_watchdog(state_->comm->rank(), state_->comm->size());
 }
 
 Session::~Session() {
@@ -242,6 +247,7 @@ Session::~Session() {
   detail::checkpoint_at_session_end();
   detail::finish_observability(*state_->comm);
   detail::finish_order_recording();
+  detail::stop_watchdog(); // after the last collectives, which it still watched
   the_session = nullptr;
   detail::set_collective(nullptr);
   detail::set_agreed_memory_limit(0);
