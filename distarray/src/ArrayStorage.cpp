@@ -1,4 +1,5 @@
 #include "rotor/distarray/DistArray.h"
+#include "rotor/distarray/MemoryLimit.h"
 #include "rotor/distarray/detail/CounterRng.h"
 
 #include <cmath>
@@ -18,6 +19,25 @@ void* aligned_alloc_bytes(std::size_t bytes) {
 
 void aligned_free_bytes(void* p) noexcept {
   std::free(p);
+}
+
+void check_array_allocation(ElementType type, int rank, const std::int64_t* shape,
+                            std::size_t element_bytes, const char* name) {
+  double bytes = static_cast<double>(element_bytes);
+  for (int d = 0; d < rank; ++d) {
+    bytes *= static_cast<double>(shape[d]);
+  }
+  if (bytes < static_cast<double>(1u << 20)) {
+    return; // small arrays (and copies of them) cost no check
+  }
+  static const char* const names[] = {"float",   "double",   "int32_t",
+                                      "int64_t", "uint32_t", "uint64_t"};
+  std::string what = std::string("DistArray<") + names[static_cast<int>(type)] + ", " +
+                     std::to_string(rank) + ">";
+  if (name && *name) {
+    what += std::string(" ") + name;
+  }
+  check_allocation(what, shape, rank, element_bytes);
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include "rotor/distarray/Collective.h"
 #include "rotor/distarray/Loaders.h"
 
+#include <limits>
 #include <optional>
 #include <unordered_map>
 
@@ -239,7 +240,8 @@ void globalise_names(const std::string& path, const CsvOptions& o, const RecordL
 } // namespace
 
 std::uint64_t load_delimited_raw(const std::string& path, const CsvOptions& o,
-                                 const RecordLayout& layout, RecordSink sink, CsvNames* names) {
+                                 const RecordLayout& layout, RecordSink sink, CsvNames* names,
+                                 std::vector<KeyOrigin>* origins) {
   const ColumnPlan plan = plan_columns(o, layout);
   const ValueRules rules{o.ids_non_negative, o.allow_nonfinite};
   Collective& c = collective();
@@ -251,6 +253,18 @@ std::uint64_t load_delimited_raw(const std::string& path, const CsvOptions& o,
   LocalNames local;
   local.ids.resize(o.named_fields.size());
   local.order.resize(o.named_fields.size());
+  // The largest value of each integer field read as a number, and its line on this rank (for
+  // a MemoryError that names the id an oversized array came from).
+  std::vector<KeyOrigin> largest;
+  if (origins) {
+    for (std::size_t i = 0; i < layout.fields.size(); ++i) {
+      const FieldDesc& f = layout.fields[i];
+      const int col = o.columns.empty() ? static_cast<int>(i) : o.columns[i];
+      if (is_integer_kind(f.kind) && plan.named[static_cast<std::size_t>(col)] == k_not_used) {
+        largest.push_back({f.offset, static_cast<int>(i), col + 1, -1, path, 0});
+      }
+    }
+  }
   [&] {
     if (const std::string why = file.unusable_reason(); !why.empty()) {
       error = LocalError{0, why};
@@ -314,6 +328,13 @@ std::uint64_t load_delimited_raw(const std::string& path, const CsvOptions& o,
         error = LocalError{shard.line(), why};
         return;
       }
+      for (KeyOrigin& k : largest) {
+        const std::int64_t v = get_integer(rec, layout.fields[static_cast<std::size_t>(k.field)]);
+        if (v > k.max) {
+          k.max = v;
+          k.line = shard.line();
+        }
+      }
       if (cols < plan.needed || (plan.exact && cols != plan.needed)) {
         const std::string found = cols > plan.needed && !plan.exact ? "more" : std::to_string(cols);
         error =
@@ -330,6 +351,26 @@ std::uint64_t load_delimited_raw(const std::string& path, const CsvOptions& o,
       agree_on_outcome(path, header_lines, shard_lines, records, 0, error ? &*error : nullptr);
   if (place.total_records == 0) {
     throw InputError(0, path, 0, header_lines ? "no records after the header" : "no records");
+  }
+  if (origins && !largest.empty()) {
+    // Largest over the ranks, then the first line holding it (two small allreduces).
+    std::vector<std::int64_t> v(largest.size());
+    for (std::size_t i = 0; i < largest.size(); ++i) {
+      v[i] = largest[i].max;
+    }
+    c.allreduce_max(v.data(), v.size());
+    std::vector<std::int64_t> line(largest.size());
+    for (std::size_t i = 0; i < largest.size(); ++i) {
+      line[i] = largest[i].max == v[i] && largest[i].line > 0
+                    ? -(place.first_line + largest[i].line)
+                    : std::numeric_limits<std::int64_t>::min();
+    }
+    c.allreduce_max(line.data(), line.size());
+    for (std::size_t i = 0; i < largest.size(); ++i) {
+      largest[i].max = v[i];
+      largest[i].line = line[i] == std::numeric_limits<std::int64_t>::min() ? 0 : -line[i];
+    }
+    *origins = std::move(largest);
   }
   if (!o.named_fields.empty()) {
     globalise_names(path, o, layout, local, out, names);

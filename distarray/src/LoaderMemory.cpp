@@ -1,4 +1,7 @@
 #include "rotor/distarray/detail/LoaderCore.h"
+#include "rotor/distarray/MemoryLimit.h"
+
+#include <algorithm>
 
 #include <cstdio>
 #include <unistd.h>
@@ -12,10 +15,8 @@ std::size_t loader_memory_limit() {
   if (limit_override != 0) {
     return limit_override;
   }
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long page = ::sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
-                               : static_cast<std::size_t>(-1);
+  // The one definition of the memory a rank may use (MemoryLimit.h).
+  return static_cast<std::size_t>(std::min(rank_memory_limit(), 1e18));
 }
 
 void set_loader_memory_limit(std::size_t bytes) {

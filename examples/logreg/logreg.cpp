@@ -66,7 +66,7 @@ int run(int argc, char** argv) {
   rotor::LibsvmData& train = sets.train;
   rotor::LibsvmData& test = sets.test;
   const std::int64_t features = sets.features;
-  rotor::DistArray<float, 1> w({features + 1}); // the last weight is the bias
+  rotor::DistArray<float, 1> w({features + 1}, "w"); // the last weight is the bias
   w.fill_normal(0.f, 0.01f, seed + 1);
   const std::int64_t bias = features;
   // Data-parallel SGD merges the workers' changes by their mean (model averaging): a sum would

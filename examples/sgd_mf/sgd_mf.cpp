@@ -103,8 +103,8 @@ int run(int argc, char** argv) {
   }
   const auto mean = static_cast<float>(sum / static_cast<double>(ratings.size()));
 
-  rotor::DistArray<float, 2> W({users, k});
-  rotor::DistArray<float, 2> H({items, k});
+  rotor::DistArray<float, 2> W({users, k}, "W");
+  rotor::DistArray<float, 2> H({items, k}, "H");
   W.fill_normal(0.f, 0.1f, seed);
   H.fill_normal(0.f, 0.1f, seed + 1);
   std::printf("sgd_mf: ratings=%lld test=%lld users=%lld items=%lld k=%lld mean=%.4f\n",

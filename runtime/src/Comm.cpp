@@ -1,6 +1,7 @@
 #include "Comm.h"
 
 #include "Failure.h"
+#include "rotor/runtime/detail/Watchdog.h"
 
 #include "rotor/distarray/Collective.h"
 
@@ -85,20 +86,21 @@ Comm::Request Comm::isend(const void* data, std::size_t bytes, int dest, int tag
   auto* req = new MPI_Request;
   check(MPI_Isend(data, to_int_count(bytes, "isend"), MPI_BYTE, dest, tag, MPI_COMM_WORLD, req),
         "MPI_Isend");
-  return Request{req};
+  return Request{req, dest};
 }
 
 Comm::Request Comm::irecv(void* data, std::size_t bytes, int source, int tag) {
   auto* req = new MPI_Request;
   check(MPI_Irecv(data, to_int_count(bytes, "irecv"), MPI_BYTE, source, tag, MPI_COMM_WORLD, req),
         "MPI_Irecv");
-  return Request{req};
+  return Request{req, source};
 }
 
 void Comm::wait_all(std::vector<Request>& requests) {
   for (Request& r : requests) {
     auto* req = static_cast<MPI_Request*>(r.handle);
     if (req) {
+      WatchdogWait wait("MPI_Wait", r.peer);
       check(MPI_Wait(req, MPI_STATUS_IGNORE), "MPI_Wait");
       delete req;
       r.handle = nullptr;
@@ -109,6 +111,8 @@ void Comm::wait_all(std::vector<Request>& requests) {
 
 bool Comm::test_all(std::vector<Request>& requests) {
   bool all = true;
+  bool some = false;
+  int waiting_for = -1;
   for (Request& r : requests) {
     auto* req = static_cast<MPI_Request*>(r.handle);
     if (!req) {
@@ -119,10 +123,18 @@ bool Comm::test_all(std::vector<Request>& requests) {
     if (done) {
       delete req;
       r.handle = nullptr;
+      some = true;
     } else {
+      if (all) {
+        waiting_for = r.peer;
+      }
       all = false;
     }
   }
+  if (some) {
+    progress_beat();
+  }
+  watchdog_pending_peer(waiting_for); // the engine polls; a stall names this rank
   if (all) {
     requests.clear();
   }
@@ -131,12 +143,14 @@ bool Comm::test_all(std::vector<Request>& requests) {
 
 void Comm::barrier() {
   if (use_mpi_) {
+    WatchdogWait wait("MPI_Barrier", -1);
     check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
   }
 }
 
 #define ROTOR_ALLREDUCE(TYPE, MPITYPE, OP)                                                         \
   if (use_mpi_ && size_ > 1 && count > 0) {                                                        \
+    WatchdogWait wait("MPI_Allreduce", -1);                                                        \
     check(MPI_Allreduce(MPI_IN_PLACE, values, to_int_count(count, "allreduce"), MPITYPE, OP,       \
                         MPI_COMM_WORLD),                                                           \
           "MPI_Allreduce");                                                                        \
@@ -164,6 +178,7 @@ void Comm::allreduce_sum_typed(void* values, std::size_t count, int element_type
 
 void Comm::broadcast(void* data, std::size_t bytes, int root) {
   if (use_mpi_ && size_ > 1 && bytes > 0) {
+    WatchdogWait wait("MPI_Bcast", root == rank_ ? -1 : root);
     check(MPI_Bcast(data, to_int_count(bytes, "broadcast"), MPI_BYTE, root, MPI_COMM_WORLD),
           "MPI_Bcast");
   }
@@ -177,6 +192,7 @@ void Comm::allgatherv_into(const void* data, std::size_t bytes, std::vector<char
     out.assign(p, p + bytes);
     return;
   }
+  WatchdogWait wait("MPI_Allgatherv", -1);
   std::int64_t mine = static_cast<std::int64_t>(bytes);
   std::vector<std::int64_t> sizes(static_cast<std::size_t>(size_));
   check(MPI_Allgather(&mine, 1, MPI_INT64_T, sizes.data(), 1, MPI_INT64_T, MPI_COMM_WORLD),
@@ -205,6 +221,7 @@ std::vector<std::vector<char>> Comm::alltoallv(const std::vector<std::vector<cha
   if (!use_mpi_ || size_ == 1) {
     return send;
   }
+  WatchdogWait wait("MPI_Alltoall", -1);
   const auto n = static_cast<std::size_t>(size_);
   std::vector<std::int64_t> send_sizes(n), recv_sizes(n);
   for (std::size_t r = 0; r < n; ++r) {

@@ -17,6 +17,7 @@ public:
   /// A pending non-blocking send or receive.
   struct Request {
     void* handle = nullptr; ///< MPI_Request, boxed (keeps mpi.h out of this header)
+    int peer = -1;          ///< the other rank (named by the progress watchdog)
   };
 
   /// Initialises MPI when `use_mpi`; otherwise a single process.

@@ -65,6 +65,10 @@ void install_failure_handlers(Comm& comm) {
   std::set_terminate(on_terminate);
 }
 
+void abort_all_ranks(int code) {
+  abort_job(code);
+}
+
 void report_mpi_error(int rank, const char* operation, const char* error_text) {
   std::fprintf(stderr, "[rank %d] rotor: %s failed: %s; aborting all ranks\n", rank, operation,
                error_text);

@@ -1,7 +1,9 @@
 #include "rotor/runtime/detail/MemoryCheck.h"
 
 #include "SessionState.h"
+#include "rotor/distarray/MemoryLimit.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -14,24 +16,10 @@
 namespace rotor::detail {
 namespace {
 
-/// Bytes this rank may still use: ROTOR_MEMORY_AVAILABLE, else MemAvailable / ranks on the node;
-/// 0 when unknown (no check).
+/// Bytes this rank may still use: the one definition, distarray's rank_memory_limit()
+/// (ROTOR_MEMORY_AVAILABLE, else MemAvailable / ranks on the node).
 double available_bytes() {
-  if (const char* v = std::getenv("ROTOR_MEMORY_AVAILABLE"); v && *v) {
-    return std::strtod(v, nullptr);
-  }
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  double kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit) {
-    if (key == "MemAvailable:") {
-      const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-      const int ranks_here = local ? std::max(1, std::atoi(local)) : 1;
-      return kib * 1024.0 / ranks_here;
-    }
-  }
-  return 0;
+  return rank_memory_limit();
 }
 
 std::string human(double bytes) {

@@ -6,6 +6,7 @@
 #include "rotor/runtime/detail/Engine.h"
 #include "rotor/runtime/detail/LoopFrame.h"
 #include "rotor/runtime/detail/MemoryCheck.h"
+#include "rotor/runtime/detail/Watchdog.h"
 
 #include "LoopFrameAccess.h"
 #include "Observability.h"
@@ -280,6 +281,7 @@ void finish_slots(const codegen::LoopSpec& spec, LoopFrame& frame, int slots, bo
 
 void run_erased_loop(const codegen::LoopSpec& spec, SpaceAccess& space, LoopFrame& frame,
                      CellRunner& runner) {
+  const WatchdogLoopScope watched(spec.file, spec.line); // --rotor-timeout names this loop
   auto& arrays = LoopFrameAccess::arrays(frame);
   const std::size_t n_arrays = arrays.size();
   if (spec.arrays.size() != n_arrays) {

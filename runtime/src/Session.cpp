@@ -6,7 +6,9 @@
 #include "OrderRecorder.h"
 #include "SessionState.h"
 #include "rotor/distarray/Collective.h"
+#include "rotor/distarray/MemoryLimit.h"
 #include "rotor/runtime/Buffered.h"
+#include "rotor/runtime/detail/Watchdog.h"
 
 #include <oneapi/tbb/info.h>
 
@@ -161,12 +163,14 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
     } else if (detail::parse_checkpoint_flag(name, value, has_value, s)) {
     } else if (parse_observability_flag(name, value, has_value, s, observability_seen)) {
     } else if (detail::parse_buffered_flag(name, value, has_value)) {
+    } else if (detail::parse_watchdog_flag(name, value, has_value)) {
     } else {
       throw SettingsError("rotor: unknown flag '" + arg +
                           "' (known: --rotor-threads=N, --rotor-verbose, "
                           "--rotor-record-order=FILE, --rotor-replay-order=FILE, --rotor-validate, "
                           "--rotor-checkpoint=DIR, --rotor-checkpoint-every=N, --rotor-resume, " +
-                          observability_flags_help() + ", " + detail::buffered_flags_help() + ")");
+                          observability_flags_help() + ", " + detail::buffered_flags_help() + ", " +
+                          detail::watchdog_flags_help() + ")");
     }
   }
   argc = out;
@@ -191,6 +195,7 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
     }
     observability_from_environment(s, observability_seen);
     detail::buffered_from_environment();
+    detail::watchdog_from_environment();
   }
   detail::finish_checkpoint_settings(s, use_environment);
   if (!s.record_order.empty() && !s.replay_order.empty()) {
@@ -234,6 +239,12 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
                               argc > 0 && argv ? argv[0] : nullptr);
   the_collective = std::make_unique<CommCollective>(*state_->comm);
   detail::set_collective(the_collective.get());
+  if (state_->comm->size() > 1) {
+    // Allocations sized by the input are checked against one limit on every rank (MemoryLimit.h).
+    std::int64_t neg = -static_cast<std::int64_t>(detail::rank_memory_limit());
+    state_->comm->allreduce_max(&neg, 1);
+    detail::set_agreed_memory_limit(static_cast<double>(-neg));
+  }
   the_session = this;
   if (state_->comm->rank() != 0) {
     std::fflush(stdout);
@@ -244,6 +255,7 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
   detail::start_order_recording(state_->settings.record_order);
   detail::start_order_replay(state_->settings.replay_order);
   detail::start_order_validation(state_->settings.validate);
+  detail::start_watchdog(state_->comm->rank(), state_->comm->size());
 }
 
 Session::~Session() {
@@ -253,8 +265,10 @@ Session::~Session() {
   detail::finish_observability(*state_->comm);
   detail::finish_order_recording();
   detail::start_order_validation(false);
+  detail::stop_watchdog(); // after the last collectives, which it still watched
   the_session = nullptr;
   detail::set_collective(nullptr);
+  detail::set_agreed_memory_limit(0);
   state_->arena.reset();
   state_->comm.reset();
   the_collective.reset();

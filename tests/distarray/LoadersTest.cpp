@@ -1,9 +1,11 @@
+#include "rotor/distarray/DistArray.h"
 #include "rotor/distarray/Loaders.h"
 #include "LoaderTestUtil.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 namespace {
 
@@ -132,6 +134,55 @@ TEST(LoadCsv, ShareLargerThanMemoryIsAnError) {
   rotor::detail::set_loader_memory_limit(100);
   expect_csv_error("1,2,3\n4,5,6\n", 0, "of memory; use more ranks");
   rotor::detail::set_loader_memory_limit(0);
+}
+
+// Issue 20, item 6: an array sized by an extent of a loaded dataset that does not fit names the
+// array, its shape and bytes, the limit, the largest id with FILE:LINE, and the remedy.
+TEST(LoadCsv, OversizedExtentNamesTheLargestIdAndItsLine) {
+  TempFile f("user,item,rating\n0,1,3.5\n2000000000,0,2.0\n7,2000000000,1.0\n");
+  auto d = rotor::load_csv<Rating>(f.path());
+  ::setenv("ROTOR_MEMORY_AVAILABLE", "1e9", 1); // the same on any machine
+  const std::int64_t users = d.extent(&Rating::user);
+  ASSERT_EQ(users, 2000000001);
+  try {
+    rotor::DistArray<float, 2> W({users, 32}, "W");
+    FAIL() << "no MemoryError";
+  } catch (const rotor::MemoryError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    for (const std::string& part :
+         {std::string("[rank 0] rotor: DistArray<float, 2> W of shape {2000000001, 32}"),
+          std::string("needs 256000000128 bytes"), std::string("a rank may use"),
+          std::string("largest id of field 0 (column 1), 2000000000 at " + f.path() + ":3"),
+          std::string("remap")}) {
+      EXPECT_NE(what.find(part), std::string::npos) << "missing '" << part << "' in " << what;
+    }
+  }
+  // Field 1's largest id is on line 4; a 1-D int64 array without a name.
+  const std::int64_t items = d.extent(&Rating::item);
+  try {
+    rotor::DistArray<std::int64_t, 1> counts({items});
+    FAIL() << "no MemoryError";
+  } catch (const rotor::MemoryError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("DistArray<int64_t, 1> of shape {2000000001}"), std::string::npos) << what;
+    EXPECT_NE(what.find("field 1 (column 2), 2000000000 at " + f.path() + ":4"), std::string::npos)
+        << what;
+  }
+  // Histograms over the field are checked the same way.
+  EXPECT_THROW(d.histogram(&Rating::user), rotor::MemoryError);
+  ::unsetenv("ROTOR_MEMORY_AVAILABLE");
+}
+
+TEST(LoadCsv, MemoryLimitFromTheEnvironment) {
+  TempFile f("0,1,3.5\n100000,0,2.0\n");
+  auto d = rotor::load_csv<Rating>(f.path());
+  const std::int64_t users = d.extent(&Rating::user);
+  ::setenv("ROTOR_MEMORY_AVAILABLE", "10000000", 1);
+  EXPECT_THROW((rotor::DistArray<float, 2>({users, 32})), rotor::MemoryError);
+  EXPECT_NO_THROW((rotor::DistArray<float, 2>({users, 16}))); // 6.4 MB fits
+  ::unsetenv("ROTOR_MEMORY_AVAILABLE");
+  EXPECT_NO_THROW((rotor::DistArray<float, 2>({users, 32})));
 }
 
 TEST(LoadCsv, MissingFileAndDirectoryAreOneLineErrors) {

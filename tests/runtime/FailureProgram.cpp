@@ -1,9 +1,12 @@
-// A small SGD-MF-shaped program whose rank 1 fails in the middle of an epoch, for
+// A small SGD-MF-shaped program whose rank 1 (rank 0 when alone) fails in the middle of an epoch, for
 // run_failure_test.sh. Usage: runtime_failure_program MODE [--rotor-...]
 //   kill    rank 1 sends itself SIGKILL inside the parallel loop of epoch 3
 //   throw   rank 1 throws inside the parallel loop of epoch 3 (the engine aborts the job)
 //   escape  rank 1 throws between epochs; nothing catches it (std::terminate)
 //   unwind  rank 1 throws between epochs; main catches it after the Session is destroyed
+//   hang    rank 1's loop body never returns in epoch 3 (for the watchdog, --rotor-timeout)
+//   stop    rank 1 stops itself with SIGSTOP inside the loop of epoch 3 (the waiting rank 0
+//           must notice: a stopped rank cannot print)
 //   none    no failure (the program finishes and prints "finished")
 // Every epoch sleeps a little so the other ranks are waiting in a collective when rank 1 fails.
 
@@ -35,7 +38,7 @@ int run(int argc, char** argv, const std::string& mode) {
   auto s = spec(Kind::rotation, {0, 1},
                 {array("W", Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}),
                  array("H", Role::partitioned, 1, true, {{1, 0, 0}, {-1, 0, 0}})});
-  const bool failing_rank = session.rank() == 1;
+  const bool failing_rank = session.rank() == (session.ranks() > 1 ? 1 : 0);
   for (int epoch = 0; epoch < 40; ++epoch) {
     std::atomic<bool> first{true};
     auto body = [&](const Rating& r, auto& W, auto& H) {
@@ -44,6 +47,12 @@ int run(int argc, char** argv, const std::string& mode) {
           std::raise(SIGKILL);
         } else if (mode == "throw") {
           throw std::runtime_error("test failure inside the loop");
+        } else if (mode == "hang") {
+          for (;;) {
+            std::this_thread::sleep_for(std::chrono::seconds(1));
+          }
+        } else if (mode == "stop") {
+          std::raise(SIGSTOP);
         }
       }
       float err = r.value - W.row(r.user).dot(H.row(r.item));

@@ -1,6 +1,7 @@
 // Session settings: --rotor-* flags are parsed and stripped; bad ones are clear errors.
 #include "TestArgv.h"
 #include "rotor/rotor.h"
+#include "rotor/runtime/detail/Watchdog.h"
 
 #include <gtest/gtest.h>
 
@@ -44,6 +45,24 @@ TEST(Settings, BadFlagsAreClearErrors) {
   expect_error({"p", "--rotor-thread=2"}, "unknown flag '--rotor-thread=2'");
   expect_error({"p", "--rotor-verbose=maybe"}, "--rotor-verbose='maybe'");
   expect_error({"p", "--rotor-record-order=a", "--rotor-replay-order=b"}, "exclude each other");
+}
+
+TEST(Settings, WatchdogTimeout) {
+  const double before = detail::watchdog_timeout();
+  {
+    Args a({"p", "--rotor-timeout=2.5", "--x"});
+    detail::parse_settings(a.argc, a.ptrs.data(), false);
+    EXPECT_EQ(detail::watchdog_timeout(), 2.5);
+    EXPECT_EQ(a.argc, 2);
+  }
+  expect_error({"p", "--rotor-timeout=soon"}, "--rotor-timeout='soon': expected a number of seconds");
+  expect_error({"p", "--rotor-timeout=-1"}, "expected a number of seconds >= 0");
+  expect_error({"p", "--rotor-timeout"}, "needs a value");
+  Args off({"p", "--rotor-timeout=0"});
+  detail::parse_settings(off.argc, off.ptrs.data(), false);
+  EXPECT_EQ(detail::watchdog_timeout(), 0);
+  Args back({"p", "--rotor-timeout=" + std::to_string(before)});
+  detail::parse_settings(back.argc, back.ptrs.data(), false);
 }
 
 TEST(Session, InstanceKnowsRanksAndThreads) {

@@ -23,6 +23,7 @@
 /// records or replays the order of iterations (`--rotor-record-order`, `--rotor-replay-order`).
 
 #include "rotor/distarray/Collective.h"
+#include "rotor/distarray/MemoryLimit.h"
 #include "rotor/distarray/detail/CounterRng.h"
 #include "rotor/distarray/detail/RecordFields.h"
 
@@ -93,8 +94,11 @@ public:
   }
   /// A distributed dataset: this rank's share `records`, whose first record has global id
   /// `first_id` (loaders call this; every rank calls it).
-  static Dataset distributed(std::vector<Record> records, std::uint64_t first_id) {
+  /// `origins` (optional) say where the largest value of each key field was read (loaders).
+  static Dataset distributed(std::vector<Record> records, std::uint64_t first_id,
+                             std::vector<detail::KeyOrigin> origins = {}) {
     Dataset d;
+    d.key_origins_ = std::move(origins);
     d.records_ = std::move(records);
     d.distribution_ = Distribution::distributed;
     d.global_size_ = detail::global_sum(static_cast<std::int64_t>(d.records_.size()));
@@ -158,7 +162,20 @@ public:
     for (const Record& r : records_) {
       m = std::max<std::int64_t>(m, static_cast<std::int64_t>(r.*f));
     }
-    return reduce_max(m) + 1;
+    const std::int64_t n = reduce_max(m) + 1;
+    if (!key_origins_.empty()) {
+      // The largest value is still the one the loader saw: remember its FILE:LINE, so that an
+      // array sized by this extent that does not fit can name it (MemoryLimit.h).
+      const Record probe{};
+      const auto offset = static_cast<std::uint32_t>(reinterpret_cast<const char*>(&(probe.*f)) -
+                                                     reinterpret_cast<const char*>(&probe));
+      for (const detail::KeyOrigin& o : key_origins_) {
+        if (o.offset == offset && o.max + 1 == n) {
+          detail::note_extent(n, o);
+        }
+      }
+    }
+    return n;
   }
 
   /// Record counts per value of integer field `f` over all records (all ranks): entry v counts
@@ -166,6 +183,8 @@ public:
   /// negative. Collective for a distributed dataset.
   template <class F> std::vector<std::int64_t> histogram(F Record::*f) const {
     const std::int64_t n = extent(f);
+    detail::check_allocation("the histogram of a Dataset field (int64_t counts)", &n, 1,
+                             sizeof(std::int64_t));
     std::vector<std::int64_t> counts(static_cast<std::size_t>(n), 0);
     for (const Record& r : records_) {
       ++counts[static_cast<std::size_t>(r.*f)];
@@ -213,7 +232,10 @@ public:
   /// perm[old]); records stay where they are. Collective for a distributed dataset.
   template <class F> std::vector<std::int64_t> remap(F Record::*f, std::uint64_t seed) {
     static_assert(std::is_integral_v<F>, "remap() needs an integer field");
-    std::vector<std::int64_t> perm = detail::random_permutation(extent(f), seed);
+    const std::int64_t n = extent(f);
+    detail::check_allocation("Dataset::remap's permutation (int64_t)", &n, 1,
+                             sizeof(std::int64_t));
+    std::vector<std::int64_t> perm = detail::random_permutation(n, seed);
     ++version_;
     for (Record& r : records_) {
       r.*f = static_cast<F>(perm[static_cast<std::size_t>(r.*f)]);
@@ -358,6 +380,8 @@ private:
   std::uint64_t version_ = 0;
   std::int64_t global_size_ = 0;
   Distribution distribution_ = Distribution::replicated;
+  /// Per key field of a loaded dataset: its largest value and where it was read (or empty).
+  std::vector<detail::KeyOrigin> key_origins_;
 };
 
 } // namespace rotor

@@ -64,6 +64,9 @@ void save_array_hdf5(const std::string& path, const std::string& name, ElementTy
                      const std::int64_t* shape, int rank, const void* data);
 void load_array_hdf5(const std::string& path, const std::string& name, ElementType type,
                      const std::int64_t* shape, int rank, void* data);
+/// Throws rotor::MemoryError when an array of this shape would not fit (MemoryLimit.h).
+void check_array_allocation(ElementType type, int rank, const std::int64_t* shape,
+                            std::size_t element_bytes, const char* name);
 void fill_normal_raw(ElementType type, void* data, std::int64_t count, double mean, double stddev,
                      std::uint64_t seed);
 void fill_uniform_raw(ElementType type, void* data, std::int64_t count, double lo, double hi,
@@ -83,14 +86,21 @@ public:
   using ConstRowMap = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>>;
 
   DistArray() { shape_.fill(0); }
-  /// An array of the given extents, zero-filled. Throws std::invalid_argument on a negative extent.
-  explicit DistArray(const Shape& shape) : shape_(shape) {
-    std::int64_t n = 1;
+  /// An array of the given extents, zero-filled. Throws std::invalid_argument on a negative extent,
+  /// and rotor::MemoryError (one line: the array, `name` when given, its shape and bytes, the
+  /// memory a rank may use and, for an extent of a loaded dataset, its largest id and FILE:LINE)
+  /// when it would not fit in the memory a rank may use (MemoryLimit.h).
+  explicit DistArray(const Shape& shape, const char* name = nullptr) : shape_(shape) {
     for (int d = 0; d < N; ++d) {
       if (shape_[d] < 0) {
         throw std::invalid_argument("rotor::DistArray: extent " + std::to_string(d) + " is " +
                                     std::to_string(shape_[d]) + " (must be >= 0)");
       }
+    }
+    detail::check_array_allocation(detail::element_type_of<T>(), N, shape_.data(), sizeof(T),
+                                   name);
+    std::int64_t n = 1;
+    for (int d = 0; d < N; ++d) {
       n *= shape_[d];
     }
     allocate(n);

@@ -64,9 +64,10 @@ Dataset<Record> load_csv(const std::string& path, const CsvOptions& options = {}
                          CsvNames* names = nullptr) {
   std::vector<Record> records;
   const detail::RecordLayout layout{detail::describe_fields<Record>(), sizeof(Record)};
-  const std::uint64_t first =
-      detail::load_delimited_raw(path, options, layout, detail::sink_for(records), names);
-  return Dataset<Record>::distributed(std::move(records), first);
+  std::vector<detail::KeyOrigin> origins;
+  const std::uint64_t first = detail::load_delimited_raw(
+      path, options, layout, detail::sink_for(records), names, &origins);
+  return Dataset<Record>::distributed(std::move(records), first, std::move(origins));
 }
 
 /// What a UCI bag-of-words header says.

@@ -13,6 +13,7 @@
 #include "rotor/runtime/Codegen.h"
 #include "rotor/runtime/detail/Engine.h"
 #include "rotor/runtime/detail/LoopFrame.h"
+#include "rotor/runtime/detail/Watchdog.h"
 
 #include <cstring>
 #include <new>
@@ -257,6 +258,7 @@ private:
   template <class ElementFn, class... Objects>
   static bool loop(Body& body, int slot, FlushCoordinator* flusher, std::size_t count,
                    ElementFn& element, Objects&... objects) {
+    WorkerBeat beat(slot); // progress for the watchdog (--rotor-timeout)
     for (std::size_t k = 0; k < count; ++k) {
       decltype(auto) e = element(k);
       using Result = decltype(body(e, objects...));
@@ -267,6 +269,7 @@ private:
       } else {
         body(e, objects...);
       }
+      beat.tick();
       if (flusher != nullptr) {
         flusher->after_record(slot);
       }

@@ -3,6 +3,7 @@
 /// The non-template core of the loaders: records are described as a list of fields (kind and
 /// byte offset), so the parsers live in .cpp files and the templates in Loaders.h only adapt.
 
+#include "rotor/distarray/MemoryLimit.h"
 #include "rotor/distarray/detail/RecordFields.h"
 
 #include <cstddef>
@@ -78,7 +79,7 @@ struct RecordLayout {
   std::size_t record_size;
 };
 
-/// Most bytes of records one rank may load (default: the machine's physical memory). A loader
+/// Most bytes of records one rank may load (default: detail::rank_memory_limit(), MemoryLimit.h). A loader
 /// that would need more stops with an InputError instead of being killed by the OS.
 std::size_t loader_memory_limit();
 /// Changes the limit (0 restores the default); fuzzers and tests lower it.
@@ -86,9 +87,12 @@ void set_loader_memory_limit(std::size_t bytes);
 /// "1.5 GB" and the like, for messages.
 std::string human_bytes(double bytes);
 
-/// Parses this rank's share; returns the global id of its first record. Collective.
+/// Parses this rank's share; returns the global id of its first record. Collective. `origins`
+/// (optional) receives, per integer field read as a number, its largest value over all ranks and
+/// the FILE:LINE of its first occurrence (the same on every rank).
 std::uint64_t load_delimited_raw(const std::string& path, const CsvOptions& options,
-                                 const RecordLayout& layout, RecordSink sink, CsvNames* names);
+                                 const RecordLayout& layout, RecordSink sink, CsvNames* names,
+                                 std::vector<KeyOrigin>* origins = nullptr);
 std::uint64_t load_uci_bow_raw(const std::string& path, const RecordLayout& layout, RecordSink sink,
                                BagOfWordsInfo* info);
 /// Binary cache. `layout_tag` identifies the record type (field kinds and offsets).
