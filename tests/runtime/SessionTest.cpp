@@ -59,6 +59,7 @@ TEST(Settings, AllOutputKeepsEveryRanksStdout) {
 
 TEST(Session, IsRootAgreesWithTheSession) {
   EXPECT_EQ(is_root(), Session::instance().is_root());
+  EXPECT_EQ(restored_loop_executions(), 0); // no --rotor-resume
 }
 
 TEST(Session, InstanceKnowsRanksAndThreads) {

@@ -39,6 +39,7 @@
 /// ended at exit. A Session the program constructs while such an implicit one runs takes it over (no
 /// second MPI start) and ends it when destroyed.
 
+#include <cstdint>
 #include <iosfwd>
 #include <memory>
 #include <stdexcept>
@@ -100,6 +101,11 @@ private:
 /// `if (rotor::is_root()) { std::ofstream out(...); ... }`, since serial code runs on every rank.
 /// Starts the runtime when no session runs yet (like the first parallel loop).
 bool is_root();
+
+/// Loop executions so far that --rotor-resume skipped because the checkpoint already held them
+/// (their state was restored, not computed); 0 without --rotor-resume. A program can leave such
+/// epochs out of a throughput figure: compare the count before and after the epoch's loops.
+std::int64_t restored_loop_executions();
 
 namespace detail {
 /// Parses and removes `--rotor-*` flags from argv (argc updated), then fills unset values from
