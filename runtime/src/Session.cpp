@@ -227,8 +227,14 @@ Comm& comm() {
 Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
   if (Session* implicit = detail::implicit_session(); implicit && implicit == the_session) {
     // The program's own Session takes over the one rotor-cc or the first loop started.
-    detail::parse_settings(argc, argv, false); // already applied: only remove them from argv
+    const int before = argc;
+    detail::parse_settings(argc, argv, false); // too late to apply: only remove them from argv
     state_ = std::move(implicit->state_);
+    if (argc != before && state_->comm->rank() == 0) {
+      std::fprintf(stderr, "rotor: warning: the runtime started before this rotor::Session (at the "
+                           "first loop, loader or rotor::is_root() call); its --rotor-* flags are "
+                           "ignored: construct the Session before those\n");
+    }
     the_session = this;
     return;
   }
