@@ -145,11 +145,10 @@ int run(int argc, char** argv) {
     if (!test.empty()) {
       rotor::report_metric("test_rmse", test_rmse, epoch);
     }
-    std::printf("epoch=%lld train_rmse=%.4f%s seconds=%.3f updates_per_s=%s\n",
-                static_cast<long long>(epoch), train_rmse, test_words(test, test_rmse).c_str(),
-                seconds,
-                rotor::examples::epoch_rate(static_cast<double>(ratings.size()), sgd, restored)
-                    .c_str());
+    std::printf(
+        "epoch=%lld train_rmse=%.4f%s seconds=%.3f updates_per_s=%s\n",
+        static_cast<long long>(epoch), train_rmse, test_words(test, test_rmse).c_str(), seconds,
+        rotor::examples::epoch_rate(static_cast<double>(ratings.size()), sgd, restored).c_str());
     std::fflush(stdout);
   }
 
@@ -159,8 +158,7 @@ int run(int argc, char** argv) {
   }
   std::uint64_t hash = rotor::examples::fnv1a(W.data(), sizeof(float) * W.size());
   hash = rotor::examples::fnv1a(H.data(), sizeof(float) * H.size(), hash);
-  const double updates =
-      static_cast<double>(ratings.size()) * static_cast<double>(computed_epochs);
+  const double updates = static_cast<double>(ratings.size()) * static_cast<double>(computed_epochs);
   std::printf("final epochs=%lld train_rmse=%.4f%s seconds=%.3g updates_per_s=%s "
               "model_hash=%s\n",
               static_cast<long long>(epochs), train_rmse, test_words(test, test_rmse).c_str(),

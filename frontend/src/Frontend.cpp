@@ -2,8 +2,8 @@
 
 #include "HeaderCache.h"
 #include "LoopRewriter.h"
-#include "MainSession.h"
 #include "Lowering.h"
+#include "MainSession.h"
 #include "PragmaHandler.h"
 
 #include <clang/AST/ASTConsumer.h>

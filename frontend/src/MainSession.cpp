@@ -77,8 +77,9 @@ bool insert_main_session(ASTContext& ctx, Rewriter& rewriter) {
     return false; // a function-try-block or a macro: leave main alone
   }
   // On the brace's line, so every later line keeps its number.
-  rewriter.InsertTextAfterToken(body->getLBracLoc(), " ::rotor::codegen::MainSession rotor_main_session" +
-                                                         arguments(*finder.main) + ";");
+  rewriter.InsertTextAfterToken(body->getLBracLoc(),
+                                " ::rotor::codegen::MainSession rotor_main_session" +
+                                    arguments(*finder.main) + ";");
   return true;
 }
 

@@ -5,10 +5,10 @@
 #include "rotor/distarray/Collective.h"
 #include "rotor/runtime/Codegen.h"
 
+#include <atomic>
 #include <cerrno> // program_invocation_name
 #include <cstdio>
 #include <cstdlib>
-#include <atomic>
 #include <exception>
 #include <memory>
 #include <mutex>

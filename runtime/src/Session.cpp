@@ -155,7 +155,8 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
     } else if (detail::parse_buffered_flag(name, value, has_value)) {
     } else if (name == "--rotor-all-output") {
       if (has_value && value != "1" && value != "0" && value != "true" && value != "false") {
-        throw SettingsError("rotor: --rotor-all-output='" + value + "': expected 0, 1, true or false");
+        throw SettingsError("rotor: --rotor-all-output='" + value +
+                            "': expected 0, 1, true or false");
       }
       s.all_output = !has_value || value == "1" || value == "true";
       have_all_output = true;

@@ -36,8 +36,8 @@
 /// A Session is optional: rotor-cc starts one at the top of `main` when the file it rewrites
 /// defines `main` and constructs no Session (rotor::codegen::MainSession), and otherwise the
 /// first parallel loop, loader or rotor::is_root() call starts one from the ROTOR_* variables,
-/// ended at exit. A Session the program constructs while such an implicit one runs takes it over (no
-/// second MPI start) and ends it when destroyed.
+/// ended at exit. A Session the program constructs while such an implicit one runs takes it over
+/// (no second MPI start) and ends it when destroyed.
 
 #include <cstdint>
 #include <iosfwd>
