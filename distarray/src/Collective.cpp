@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 namespace rotor::detail {
 namespace {
@@ -38,10 +39,19 @@ public:
 SingleProcess single_process;
 Collective* installed = nullptr;
 
+void (*starter)() = nullptr;
+std::once_flag started;
+
 } // namespace
 
 Collective& collective() {
+  if (installed == nullptr && starter != nullptr) {
+    std::call_once(started, starter);
+  }
   return installed ? *installed : single_process;
+}
+void set_collective_starter(void (*s)()) {
+  starter = s;
 }
 void set_collective(Collective* c) {
   installed = c;

@@ -50,7 +50,8 @@ inline LabelledSets load_labelled_sets(Flags& flags, const std::string& train_pa
 
 /// Prints `epoch=N train_loss=... [test_accuracy=... test_loss=...] seconds=... examples_per_s=...`
 /// per epoch (reporting the metrics for --rotor-metrics / rotor-plot) and the closing `final ...`
-/// line. Throughput counts the SGD loops only; seconds include the evaluation.
+/// line. Throughput counts the SGD loops only (not epochs --rotor-resume restored); seconds
+/// include the evaluation.
 class EpochLog {
 public:
   explicit EpochLog(const LabelledSets& sets)
@@ -58,11 +59,14 @@ public:
         has_test_(!sets.test.examples.empty()) {}
 
   void epoch(std::int64_t epoch, double train_loss, const Evaluation& held_out, double seconds,
-             double sgd_seconds) {
+             double sgd_seconds, bool restored) {
     train_loss_ = train_loss;
     held_out_ = held_out;
     seconds_ += seconds;
-    sgd_seconds_ += sgd_seconds;
+    if (!restored) {
+      sgd_seconds_ += sgd_seconds;
+      ++computed_epochs_;
+    }
     rotor::report_metric("train_loss", train_loss, epoch);
     if (has_test_) {
       rotor::report_metric("test_accuracy", held_out.accuracy, epoch);
@@ -70,12 +74,12 @@ public:
     }
     std::printf("epoch=%lld train_loss=%.4f%s seconds=%.3f examples_per_s=%s\n",
                 static_cast<long long>(epoch), train_loss, test_words().c_str(), seconds,
-                sci(examples_ / sgd_seconds).c_str());
+                epoch_rate(examples_, sgd_seconds, restored).c_str());
     std::fflush(stdout);
   }
 
   void finish(std::int64_t epochs, std::uint64_t model_hash) const {
-    const double examples = examples_ * static_cast<double>(epochs);
+    const double examples = examples_ * static_cast<double>(computed_epochs_);
     std::printf("final epochs=%lld train_loss=%.4f%s seconds=%.3g examples_per_s=%s "
                 "model_hash=%s\n",
                 static_cast<long long>(epochs), train_loss_, test_words().c_str(), seconds_,
@@ -101,6 +105,7 @@ private:
   Evaluation held_out_;
   double seconds_ = 0;
   double sgd_seconds_ = 0;
+  std::int64_t computed_epochs_ = 0;
 };
 
 } // namespace rotor::examples

@@ -4,6 +4,8 @@
 /// (`4.1e7`, as in the closing lines of the contract) and a hash of an array's bytes (so the
 /// end-to-end tests can check bitwise equality from the closing line alone).
 
+#include "rotor/runtime/Session.h"
+
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -12,15 +14,21 @@
 
 namespace rotor::examples {
 
+/// Times an epoch, and tells whether --rotor-resume restored its loops from the checkpoint
+/// instead of running them (then its seconds say nothing about speed).
 class Stopwatch {
 public:
-  Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+  Stopwatch()
+      : start_(std::chrono::steady_clock::now()),
+        restored_before_(rotor::restored_loop_executions()) {}
   double seconds() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }
+  bool restored() const { return rotor::restored_loop_executions() > restored_before_; }
 
 private:
   std::chrono::steady_clock::time_point start_;
+  std::int64_t restored_before_;
 };
 
 /// `value` with `digits` significant digits in short scientific form: 41000000 -> "4.1e7".
@@ -46,6 +54,12 @@ inline std::string sci(double value, int digits = 2) {
     }
   }
   return exponent == 0 ? mantissa : mantissa + "e" + std::to_string(exponent);
+}
+
+/// An epoch line's throughput, `work / seconds` in short form, or `restored` for an epoch that
+/// --rotor-resume took from the checkpoint (its loops did not run).
+inline std::string epoch_rate(double work, double seconds, bool restored) {
+  return restored ? "restored" : sci(seconds > 0 ? work / seconds : 0);
 }
 
 /// FNV-1a over `bytes` bytes, continuing from `h`.

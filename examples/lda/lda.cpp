@@ -110,6 +110,7 @@ int run(int argc, char** argv) {
   double perplexity = 0;
   double total_seconds = 0;
   double sampling_seconds = 0;
+  std::int64_t sampled_iterations = 0; // not restored by --rotor-resume
   refresh_weights(topic_total, topic_weight, prior.beta_sum);
   for (std::int64_t iteration = 1; iteration <= iterations; ++iteration) {
     const rotor::examples::Stopwatch clock;
@@ -144,7 +145,11 @@ int run(int argc, char** argv) {
       return 1;
     }
     const double sampling = clock.seconds();
-    sampling_seconds += sampling;
+    const bool restored = clock.restored();
+    if (!restored) {
+      sampling_seconds += sampling;
+      ++sampled_iterations;
+    }
     log_likelihood = rotor::examples::lda::word_log_likelihood(word_topic, topic_total, beta);
     perplexity = std::exp(-log_likelihood / static_cast<double>(tokens.size()));
     const double seconds = clock.seconds();
@@ -154,14 +159,16 @@ int run(int argc, char** argv) {
     std::printf("iteration=%lld log_likelihood=%s perplexity=%.1f seconds=%.3f tokens_per_s=%s\n",
                 static_cast<long long>(iteration), rotor::examples::sci(log_likelihood, 6).c_str(),
                 perplexity, seconds,
-                rotor::examples::sci(static_cast<double>(tokens.size()) / sampling).c_str());
+                rotor::examples::epoch_rate(static_cast<double>(tokens.size()), sampling, restored)
+                    .c_str());
     std::fflush(stdout);
   }
 
   std::uint64_t hash =
       rotor::examples::fnv1a(doc_topic.data(), sizeof(std::int32_t) * doc_topic.size());
   hash = rotor::examples::fnv1a(word_topic.data(), sizeof(std::int32_t) * word_topic.size(), hash);
-  const double sampled = static_cast<double>(tokens.size()) * static_cast<double>(iterations);
+  const double sampled =
+      static_cast<double>(tokens.size()) * static_cast<double>(sampled_iterations);
   std::printf("final iterations=%lld log_likelihood=%s perplexity=%.1f seconds=%.3g "
               "tokens_per_s=%s model_hash=%s\n",
               static_cast<long long>(iterations), rotor::examples::sci(log_likelihood, 6).c_str(),

@@ -104,7 +104,7 @@ int run(int argc, char** argv) {
       held_out = evaluate(test, w);
     }
     log.epoch(epoch, loss / static_cast<double>(train.examples.size()), held_out, clock.seconds(),
-              sgd);
+              sgd, clock.restored());
   }
   log.finish(epochs, rotor::examples::fnv1a(w.data(), sizeof(float) * w.size()));
   return 0;

@@ -202,7 +202,7 @@ int run(int argc, char** argv) {
       held_out = evaluate(test, model);
     }
     log.epoch(epoch, loss / static_cast<double>(train.examples.size()), held_out, clock.seconds(),
-              sgd);
+              sgd, clock.restored());
   }
   log.finish(epochs, rotor::examples::fnv1a(W1.data(), sizeof(float) * W1.size()));
   return 0;

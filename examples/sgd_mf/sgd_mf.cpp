@@ -116,6 +116,7 @@ int run(int argc, char** argv) {
   double test_rmse = std::nan("");
   double total_seconds = 0;
   double sgd_seconds = 0;
+  std::int64_t computed_epochs = 0; // not restored by --rotor-resume: the throughput's epochs
   for (std::int64_t epoch = 1; epoch <= epochs; ++epoch) {
     const rotor::examples::Stopwatch epoch_clock;
     double loss = 0;
@@ -129,7 +130,11 @@ int run(int argc, char** argv) {
       h += lr * (e * w - reg * h);
     }
     const double sgd = epoch_clock.seconds();
-    sgd_seconds += sgd;
+    const bool restored = epoch_clock.restored();
+    if (!restored) {
+      sgd_seconds += sgd;
+      ++computed_epochs;
+    }
     train_rmse = std::sqrt(loss / static_cast<double>(ratings.size()));
     if (!test.empty()) {
       test_rmse = rmse(test, W, H, mean);
@@ -140,9 +145,10 @@ int run(int argc, char** argv) {
     if (!test.empty()) {
       rotor::report_metric("test_rmse", test_rmse, epoch);
     }
-    std::printf("epoch=%lld train_rmse=%.4f%s seconds=%.3f updates_per_s=%s\n",
-                static_cast<long long>(epoch), train_rmse, test_words(test, test_rmse).c_str(),
-                seconds, rotor::examples::sci(static_cast<double>(ratings.size()) / sgd).c_str());
+    std::printf(
+        "epoch=%lld train_rmse=%.4f%s seconds=%.3f updates_per_s=%s\n",
+        static_cast<long long>(epoch), train_rmse, test_words(test, test_rmse).c_str(), seconds,
+        rotor::examples::epoch_rate(static_cast<double>(ratings.size()), sgd, restored).c_str());
     std::fflush(stdout);
   }
 
@@ -152,7 +158,7 @@ int run(int argc, char** argv) {
   }
   std::uint64_t hash = rotor::examples::fnv1a(W.data(), sizeof(float) * W.size());
   hash = rotor::examples::fnv1a(H.data(), sizeof(float) * H.size(), hash);
-  const double updates = static_cast<double>(ratings.size()) * static_cast<double>(epochs);
+  const double updates = static_cast<double>(ratings.size()) * static_cast<double>(computed_epochs);
   std::printf("final epochs=%lld train_rmse=%.4f%s seconds=%.3g updates_per_s=%s "
               "model_hash=%s\n",
               static_cast<long long>(epochs), train_rmse, test_words(test, test_rmse).c_str(),

@@ -245,6 +245,26 @@ std::string pch_cache_dir() {
   return "";
 }
 
+/// The last `-std=` of the command when it names a C++ standard older than C++17 (which Rotor's
+/// headers need); empty otherwise. rotor-cc does not raise it: older code may rely on what C++17
+/// removed (auto_ptr, `register`, dynamic exception specifications).
+std::string too_old_standard(const std::vector<std::string>& args) {
+  std::string standard;
+  for (const std::string& a : args) {
+    if (a.rfind("-std=", 0) == 0 || a.rfind("--std=", 0) == 0) {
+      standard = a;
+    }
+  }
+  const std::string value = standard.substr(standard.find('=') + 1);
+  for (const char* old : {"c++98", "c++03", "c++0x", "c++11", "c++1y", "c++14", "gnu++98",
+                          "gnu++03", "gnu++0x", "gnu++11", "gnu++1y", "gnu++14"}) {
+    if (!standard.empty() && value == old) {
+      return standard;
+    }
+  }
+  return "";
+}
+
 void print(const std::vector<frontend::Diagnostic>& diags) {
   for (const auto& d : diags) {
     std::cerr << frontend::format(d);
@@ -257,6 +277,11 @@ int run_driver(const std::vector<std::string>& args, const std::string& argv0) {
   Command cmd;
   if (const int rc = parse_command(args, cmd); rc >= 0) {
     return rc;
+  }
+  if (const std::string old = too_old_standard(cmd.args); !old.empty() && !cmd.sources.empty()) {
+    std::cerr << "rotor-cc: error: Rotor needs C++17 or newer, but this command asks for " << old
+              << " (use -std=c++17 or later, or leave -std out)\n";
+    return 2;
   }
   if (cmd.sources.empty() && cmd.explain != Explain::none) {
     std::cerr << "rotor-cc: error: no C++ source file to explain\n";

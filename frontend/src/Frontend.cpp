@@ -3,6 +3,7 @@
 #include "HeaderCache.h"
 #include "LoopRewriter.h"
 #include "Lowering.h"
+#include "MainSession.h"
 #include "PragmaHandler.h"
 
 #include <clang/AST/ASTConsumer.h>
@@ -137,6 +138,9 @@ public:
         result_.changed = true;
       }
       result_.loops.push_back(std::move(lr));
+    }
+    if (result_.ok && result_.changed) {
+      insert_main_session(ctx, rw); // a program without a rotor::Session gets one
     }
     if (result_.ok && options_.rewrite) {
       if (const RewriteBuffer* buf = rw.getRewriteBufferFor(sm.getMainFileID())) {

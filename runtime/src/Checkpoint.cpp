@@ -693,3 +693,12 @@ void checkpoint_after_execution(const codegen::LoopSpec& spec, SpaceAccess& spac
 }
 
 } // namespace rotor::detail
+
+namespace rotor {
+
+std::int64_t restored_loop_executions() {
+  const detail::CheckpointState& st = detail::state();
+  return st.resume_from > 0 ? std::min(st.executions, st.resume_from) : 0;
+}
+
+} // namespace rotor

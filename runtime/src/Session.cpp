@@ -12,6 +12,7 @@
 
 #include <oneapi/tbb/info.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +25,9 @@ namespace rotor {
 namespace {
 
 Session* the_session = nullptr;
+/// Set by the first Session: after a session has ended, loops fall back to one process instead
+/// of starting the runtime again (MPI cannot be started twice).
+std::atomic<bool> session_started{false};
 
 /// distarray's Collective seam, implemented over the session's Comm.
 class CommCollective final : public detail::Collective {
@@ -122,6 +126,7 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
   SessionSettings s;
   bool have_threads = false, have_verbose = false, have_record = false, have_replay = false,
        have_validate = false;
+  bool have_all_output = false;
   ObservabilityFlagsSeen observability_seen;
   int out = 1;
   for (int i = 1; i < argc; ++i) {
@@ -164,11 +169,19 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
     } else if (parse_observability_flag(name, value, has_value, s, observability_seen)) {
     } else if (detail::parse_buffered_flag(name, value, has_value)) {
     } else if (detail::parse_watchdog_flag(name, value, has_value)) {
+    } else if (name == "--rotor-all-output") {
+      if (has_value && value != "1" && value != "0" && value != "true" && value != "false") {
+        throw SettingsError("rotor: --rotor-all-output='" + value +
+                            "': expected 0, 1, true or false");
+      }
+      s.all_output = !has_value || value == "1" || value == "true";
+      have_all_output = true;
     } else {
       throw SettingsError("rotor: unknown flag '" + arg +
                           "' (known: --rotor-threads=N, --rotor-verbose, "
                           "--rotor-record-order=FILE, --rotor-replay-order=FILE, --rotor-validate, "
-                          "--rotor-checkpoint=DIR, --rotor-checkpoint-every=N, --rotor-resume, " +
+                          "--rotor-checkpoint=DIR, --rotor-checkpoint-every=N, --rotor-resume, "
+                          "--rotor-all-output, " +
                           observability_flags_help() + ", " + detail::buffered_flags_help() + ", " +
                           detail::watchdog_flags_help() + ")");
     }
@@ -193,6 +206,9 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
     if (const char* v = std::getenv("ROTOR_REPLAY_ORDER"); v && !have_replay) {
       s.replay_order = v;
     }
+    if (const char* v = std::getenv("ROTOR_ALL_OUTPUT"); v && !have_all_output) {
+      s.all_output = std::string(v) != "0" && std::string(v) != "false" && *v != '\0';
+    }
     observability_from_environment(s, observability_seen);
     detail::buffered_from_environment();
     detail::watchdog_from_environment();
@@ -207,6 +223,11 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
 Session::State& session_state() {
   if (the_session) {
     return *the_session->state_ptr();
+  }
+  if (!session_started.load()) {
+    if (Session* s = start_implicit_session()) { // the first loop of a program without a Session
+      return *s->state_ptr();
+    }
   }
   static Session::State fallback = [] {
     Session::State s;
@@ -226,9 +247,23 @@ Comm& comm() {
 } // namespace detail
 
 Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
+  if (Session* implicit = detail::implicit_session(); implicit && implicit == the_session) {
+    // The program's own Session takes over the one rotor-cc or the first loop started.
+    const int before = argc;
+    detail::parse_settings(argc, argv, false); // too late to apply: only remove them from argv
+    state_ = std::move(implicit->state_);
+    if (argc != before && state_->comm->rank() == 0) {
+      std::fprintf(stderr, "rotor: warning: the runtime started before this rotor::Session (at the "
+                           "first loop, loader or rotor::is_root() call); its --rotor-* flags are "
+                           "ignored: construct the Session before those\n");
+    }
+    the_session = this;
+    return;
+  }
   if (the_session) {
     throw std::logic_error("rotor::Session: a session already exists (one per process)");
   }
+  session_started = true; // from here on no loop starts an implicit session
   state_->settings = detail::parse_settings(argc, argv, true);
   state_->comm = std::make_unique<detail::Comm>(launched_by_mpirun());
   if (state_->comm->uses_mpi()) {
@@ -246,7 +281,7 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
     detail::set_agreed_memory_limit(static_cast<double>(-neg));
   }
   the_session = this;
-  if (state_->comm->rank() != 0) {
+  if (state_->comm->rank() != 0 && !state_->settings.all_output) {
     std::fflush(stdout);
     if (!std::freopen("/dev/null", "w", stdout)) {
       std::fprintf(stderr, "[rank %d] rotor: cannot discard stdout\n", state_->comm->rank());
@@ -259,6 +294,9 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
 }
 
 Session::~Session() {
+  if (!state_) {
+    return; // an implicit session taken over by the program's own (see the constructor)
+  }
   // Before anything collective: a lone rank must not hang.
   detail::abort_if_unwinding(*state_->comm);
   detail::checkpoint_at_session_end();
@@ -283,6 +321,10 @@ Session& Session::instance() {
 }
 Session* Session::current() {
   return the_session;
+}
+
+bool is_root() {
+  return detail::session_state().comm->rank() == 0;
 }
 
 int Session::rank() const {

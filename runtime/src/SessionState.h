@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// What the engine needs from the session: the Comm, the TBB arena and the settings. A process
-/// without a Session gets a lazily built single-process state (threads from ROTOR_THREADS or 1).
+/// without a Session starts an implicit one at its first loop (src/ImplicitSession.cpp).
 
 #include "Comm.h"
 #include "rotor/runtime/Session.h"
@@ -25,8 +25,16 @@ struct Session::State {
 };
 
 namespace detail {
-/// The active state (the Session's, or the default single-process one).
+/// The active state: the Session's; without one, the implicit session's, started here by the
+/// first call of a process that has had no Session yet; after a session ended, a
+/// single-process state (threads from ROTOR_THREADS or 1).
 Session::State& session_state();
+
+/// src/ImplicitSession.cpp: the session rotor::codegen::MainSession or the first loop started
+/// (nullptr if none), and starting one (from ROTOR_* variables) for a loop that finds no session.
+/// A bad setting ends the program with its message (exit status 2).
+Session* implicit_session();
+Session* start_implicit_session();
 } // namespace detail
 
 } // namespace rotor

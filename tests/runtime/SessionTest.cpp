@@ -65,6 +65,22 @@ TEST(Settings, WatchdogTimeout) {
   detail::parse_settings(back.argc, back.ptrs.data(), false);
 }
 
+TEST(Settings, AllOutputKeepsEveryRanksStdout) {
+  Args a({"prog", "--rotor-all-output", "--k", "8"});
+  EXPECT_TRUE(detail::parse_settings(a.argc, a.ptrs.data(), false).all_output);
+  EXPECT_EQ(a.argc, 3);
+  Args b({"prog", "--rotor-all-output=0"});
+  EXPECT_FALSE(detail::parse_settings(b.argc, b.ptrs.data(), false).all_output);
+  Args c({"prog"});
+  EXPECT_FALSE(detail::parse_settings(c.argc, c.ptrs.data(), false).all_output);
+  expect_error({"p", "--rotor-all-output=maybe"}, "--rotor-all-output='maybe'");
+}
+
+TEST(Session, IsRootAgreesWithTheSession) {
+  EXPECT_EQ(is_root(), Session::instance().is_root());
+  EXPECT_EQ(restored_loop_executions(), 0); // no --rotor-resume
+}
+
 TEST(Session, InstanceKnowsRanksAndThreads) {
   Session& s = Session::instance();
   EXPECT_GE(s.threads(), 1);

@@ -43,5 +43,9 @@ Collective& collective();
 std::string broadcast_from_root(std::string text);
 /// Installs `c` (not owned; nullptr restores the single-process one). Called by rotor::Session.
 void set_collective(Collective* c);
+/// Called once, by the first collective() of a process that has none installed yet: the runtime
+/// starts its implicit session there (which installs one), so a loader that runs before the
+/// program's first parallel loop already reads its share.
+void set_collective_starter(void (*starter)());
 
 } // namespace rotor::detail

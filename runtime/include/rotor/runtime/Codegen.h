@@ -122,4 +122,23 @@ template <class Space, class Keys, class... Arrays, class... Reductions, std::si
 void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<Arrays&...> arrays,
               std::tuple<Reductions&...> reductions, SparseCapable<Sparse...> sparse, Body&& body);
 
+/// rotor-cc inserts `::rotor::codegen::MainSession rotor_main_session(argc, argv);` as the first
+/// statement of `main` when the file it rewrites defines `main` and constructs no rotor::Session
+/// (without argc/argv: `rotor_main_session;`, settings from ROTOR_* variables only). Unless a
+/// Session already runs, it starts one as `rotor::Session(argc, argv)` would (the `--rotor-*`
+/// flags leave argv before the program parses it; a bad one ends the program with its message,
+/// exit status 2) and ends it when main returns (or at exit()). A rotor::Session the program
+/// constructs later takes this one over.
+class MainSession {
+public:
+  MainSession(int& argc, char**& argv);
+  MainSession();
+  ~MainSession();
+  MainSession(const MainSession&) = delete;
+  MainSession& operator=(const MainSession&) = delete;
+
+private:
+  bool owns_ = false;
+};
+
 } // namespace rotor::codegen

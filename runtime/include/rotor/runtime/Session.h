@@ -28,12 +28,20 @@
 ///   --rotor-trace=FILE         Chrome/Perfetto trace of every worker (written at the end)
 ///   --rotor-label=NAME         the run's name in the metrics file (default npRxT)
 ///   --rotor-quiet              no progress bar (drawn on a terminal), notes or verbose lines
+///   --rotor-all-output         keep every rank's stdout (default: only rank 0's)
 /// An unknown `--rotor-` flag or a bad value throws rotor::SettingsError naming it.
 ///
-/// Non-root ranks' stdout is discarded so a serial program prints once; Rotor's own messages go
-/// to stderr with a `[rank R]` prefix. One Session per process; it must outlive every parallel
-/// loop.
+/// Non-root ranks' stdout is discarded so a serial program prints once (unless
+/// --rotor-all-output); stderr stays on every rank and Rotor's own messages go there with a
+/// `[rank R]` prefix. One Session per process; it must outlive every parallel loop.
+///
+/// A Session is optional: rotor-cc starts one at the top of `main` when the file it rewrites
+/// defines `main` and constructs no Session (rotor::codegen::MainSession), and otherwise the
+/// first parallel loop, loader or rotor::is_root() call starts one from the ROTOR_* variables,
+/// ended at exit. A Session the program constructs while such an implicit one runs takes it over
+/// (no second MPI start) and ends it when destroyed.
 
+#include <cstdint>
 #include <iosfwd>
 #include <memory>
 #include <stdexcept>
@@ -60,6 +68,7 @@ struct SessionSettings {
   std::string trace;          ///< --rotor-trace=FILE: Chrome trace-event JSON of every worker
   std::string label;          ///< --rotor-label=NAME: the run's name in the metrics file
   bool quiet = false;         ///< --rotor-quiet: no progress bar, notes or verbose lines
+  bool all_output = false;    ///< --rotor-all-output: keep non-root ranks' stdout
 };
 
 class Session {
@@ -90,6 +99,16 @@ public:
 private:
   std::unique_ptr<State> state_;
 };
+
+/// True on rank 0 (always without MPI): write your own output files from rank 0 only,
+/// `if (rotor::is_root()) { std::ofstream out(...); ... }`, since serial code runs on every rank.
+/// Starts the runtime when no session runs yet (like the first parallel loop).
+bool is_root();
+
+/// Loop executions so far that --rotor-resume skipped because the checkpoint already held them
+/// (their state was restored, not computed); 0 without --rotor-resume. A program can leave such
+/// epochs out of a throughput figure: compare the count before and after the epoch's loops.
+std::int64_t restored_loop_executions();
 
 namespace detail {
 /// Parses and removes `--rotor-*` flags from argv (argc updated), then fills unset values from
