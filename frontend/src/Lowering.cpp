@@ -708,6 +708,78 @@ void LoopLowering::on_array_use(const Expr* use, const Target& t, Frame& f) {
   }
 }
 
+/// An outside variable named in the loop or a function it calls: a reduction, a read, or a
+/// write that blocks.
+void LoopLowering::on_outer_use(const DeclRefExpr* dre, const Target& t, Frame& f) {
+  const auto* vd = dyn_cast_or_null<VarDecl>(t.decl);
+  if (vd == nullptr) {
+    return;
+  }
+  if (t.decl == range_decl_) {
+    on_dataset_use(dre, f);
+    return;
+  }
+  const bool named_here = &f == body_frame_ || dre->getDecl() != vd;
+  if (!named_here && (is_accumulator(vd->getType()) || vd->getType()->isArithmeticType()) &&
+      classify(dre, f).use == Use::plus_minus) {
+    escape(analysis::Escape::Kind::outside_write,
+           "'" + vd->getNameAsString() + "' is changed by += / -= in '" +
+               (f.fn != nullptr ? f.fn->getNameAsString() : std::string("a lambda")) +
+               "', outside the loop's text (Rotor combines a reduction only where the loop "
+               "names it)",
+           dre->getBeginLoc());
+    return;
+  }
+  if (is_accumulator(vd->getType())) {
+    if (!reduction_loc_.count(vd)) {
+      reduction_order_.push_back(vd);
+      reduction_loc_[vd] = dre->getBeginLoc();
+    }
+    accumulators_.insert(vd);
+    return;
+  }
+  const bool direct = dre->getDecl() == vd;
+  // Passed by reference to a function analysed below: its uses there decide.
+  const Stmt* p = f.parents->getParent(dre);
+  while (p != nullptr && isa<ImplicitCastExpr, ParenExpr>(p)) {
+    p = f.parents->getParent(p);
+  }
+  if (const auto* call = dyn_cast_or_null<CallExpr>(p);
+      call != nullptr && !isa<CXXOperatorCallExpr>(call) &&
+      analysable_callee(call->getDirectCallee())) {
+    const FunctionDecl* callee = call->getDirectCallee();
+    unsigned i = 0;
+    while (i < call->getNumArgs() && call->getArg(i)->IgnoreParenImpCasts() != dre) {
+      ++i;
+    }
+    if (i < callee->getNumParams() && callee->getParamDecl(i)->getType()->isReferenceType()) {
+      return; // bound to the callee's parameter: its uses there decide
+    }
+    if (direct) {
+      outer_read_.emplace(vd, dre->getBeginLoc()); // its value is read here
+    }
+    return;
+  }
+  const UseInfo u = classify(dre, f);
+  if (u.use == Use::plus_minus && vd->getType()->isArithmeticType()) {
+    if (!reduction_loc_.count(vd)) {
+      reduction_order_.push_back(vd);
+      reduction_loc_[vd] = dre->getBeginLoc();
+    }
+  } else if (u.use == Use::read || u.use == Use::alias_init) {
+    if (!dre->getType()->isFunctionType()) { // also through a helper's reference parameter
+      outer_read_.emplace(vd, dre->getBeginLoc());
+    }
+  } else if (u.use == Use::address && !is_nonconst_ref(vd->getType()) &&
+             vd->getType().isConstQualified()) {
+    outer_read_.emplace(vd, dre->getBeginLoc());
+  } else {
+    escape(analysis::Escape::Kind::outside_write,
+           "'" + vd->getNameAsString() + "' is declared outside the loop and written in it",
+           dre->getBeginLoc(), outside_write_fix(vd), vd->getType()->isArithmeticType());
+  }
+}
+
 void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
   const Target t = target_of(dre, f);
   if (&f == body_frame_ && t.decl != nullptr && t.kind != Target::local_k) {
@@ -744,76 +816,9 @@ void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
     }
     break;
   }
-  case Target::outer_k: {
-    const auto* vd = dyn_cast_or_null<VarDecl>(t.decl);
-    if (vd == nullptr) {
-      break;
-    }
-    if (t.decl == range_decl_) {
-      on_dataset_use(dre, f);
-      break;
-    }
-    const bool named_here = &f == body_frame_ || dre->getDecl() != vd;
-    if (!named_here && (is_accumulator(vd->getType()) || vd->getType()->isArithmeticType()) &&
-        classify(dre, f).use == Use::plus_minus) {
-      escape(analysis::Escape::Kind::outside_write,
-             "'" + vd->getNameAsString() + "' is changed by += / -= in '" +
-                 (f.fn != nullptr ? f.fn->getNameAsString() : std::string("a lambda")) +
-                 "', outside the loop's text (Rotor combines a reduction only where the loop "
-                 "names it)",
-             dre->getBeginLoc());
-      break;
-    }
-    if (is_accumulator(vd->getType())) {
-      if (!reduction_loc_.count(vd)) {
-        reduction_order_.push_back(vd);
-        reduction_loc_[vd] = dre->getBeginLoc();
-      }
-      accumulators_.insert(vd);
-      break;
-    }
-    const bool direct = dre->getDecl() == vd;
-    // Passed by reference to a function analysed below: its uses there decide.
-    const Stmt* p = f.parents->getParent(dre);
-    while (p != nullptr && isa<ImplicitCastExpr, ParenExpr>(p)) {
-      p = f.parents->getParent(p);
-    }
-    if (const auto* call = dyn_cast_or_null<CallExpr>(p);
-        call != nullptr && !isa<CXXOperatorCallExpr>(call) &&
-        analysable_callee(call->getDirectCallee())) {
-      const FunctionDecl* callee = call->getDirectCallee();
-      unsigned i = 0;
-      while (i < call->getNumArgs() && call->getArg(i)->IgnoreParenImpCasts() != dre) {
-        ++i;
-      }
-      if (i < callee->getNumParams() && callee->getParamDecl(i)->getType()->isReferenceType()) {
-        break; // bound to the callee's parameter: its uses there decide
-      }
-      if (direct) {
-        outer_read_.emplace(vd, dre->getBeginLoc()); // its value is read here
-      }
-      break;
-    }
-    const UseInfo u = classify(dre, f);
-    if (u.use == Use::plus_minus && vd->getType()->isArithmeticType()) {
-      if (!reduction_loc_.count(vd)) {
-        reduction_order_.push_back(vd);
-        reduction_loc_[vd] = dre->getBeginLoc();
-      }
-    } else if (u.use == Use::read || u.use == Use::alias_init) {
-      if (!dre->getType()->isFunctionType()) { // also through a helper's reference parameter
-        outer_read_.emplace(vd, dre->getBeginLoc());
-      }
-    } else if (u.use == Use::address && !is_nonconst_ref(vd->getType()) &&
-               vd->getType().isConstQualified()) {
-      outer_read_.emplace(vd, dre->getBeginLoc());
-    } else {
-      escape(analysis::Escape::Kind::outside_write,
-             "'" + vd->getNameAsString() + "' is declared outside the loop and written in it",
-             dre->getBeginLoc(), outside_write_fix(vd), vd->getType()->isArithmeticType());
-    }
+  case Target::outer_k:
+    on_outer_use(dre, t, f);
     break;
-  }
   default:
     break;
   }

@@ -110,55 +110,13 @@ Target LoopLowering::root_of(const Expr* e, Frame& f) {
     return root_of(cast->getSubExpr(), f);
   }
   if (const auto* co = dyn_cast<AbstractConditionalOperator>(e)) {
-    const Target a = root_of(co->getTrueExpr(), f);
-    const Target b = root_of(co->getFalseExpr(), f);
-    if (a.kind == b.kind && (a.kind == Target::local_k || a.kind == Target::none)) {
-      return a;
-    }
-    if (a.kind == Target::none || a.kind == Target::local_k) {
-      return b.kind == Target::none || b.kind == Target::local_k ? a : b;
-    }
-    return (b.kind == Target::none || b.kind == Target::local_k) ? a
-                                                                 : unknown_target(text_of(e), false);
+    return either_root(root_of(co->getTrueExpr(), f), root_of(co->getFalseExpr(), f), e);
   }
   if (const auto* dre = dyn_cast<DeclRefExpr>(e)) {
-    const ValueDecl* d = dre->getDecl();
-    if (const auto* pvd = dyn_cast<ParmVarDecl>(d)) {
-      if (auto it = f.args.find(pvd); it != f.args.end()) {
-        return root_of(it->second.first, *it->second.second);
-      }
-    }
-    if (auto it = f.pointees.find(d); it != f.pointees.end() && d->getType()->isReferenceType()) {
-      return it->second;
-    }
-    Target t = target_of(dre, f);
-    const auto* vd = dyn_cast<VarDecl>(d);
-    if (t.kind == Target::local_k && vd != nullptr && vd->getType()->isReferenceType() &&
-        !isa<ParmVarDecl>(vd) && !is_dist_array(vd->getType())) {
-      return unknown_target(vd->getNameAsString(), false); // a reference we did not follow
-    }
-    return t;
+    return variable_root(dre, f);
   }
   if (const auto* me = dyn_cast<MemberExpr>(e)) {
-    const auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
-    if (fd == nullptr) {
-      return {};
-    }
-    Target arr = target_of(me, f);
-    if (arr.kind == Target::array_k) {
-      return arr;
-    }
-    Target base = me->isArrow() ? pointee_of(me->getBase(), f) : root_of(me->getBase(), f);
-    if (fd->getType()->isReferenceType()) {
-      return unknown_target(fd->getNameAsString(), true);
-    }
-    if (base.kind == Target::record_k && base.member == nullptr) {
-      base.member = fd;
-    }
-    if (base.kind == Target::outer_k && base.decl == nullptr) {
-      base.name = fd->getNameAsString(); // a member of the object the loop's method runs on
-    }
-    return base;
+    return member_root(me, f);
   }
   if (const auto* ase = dyn_cast<ArraySubscriptExpr>(e)) {
     const Expr* base = ase->getBase()->IgnoreParens();
@@ -190,6 +148,59 @@ Target LoopLowering::root_of(const Expr* e, Frame& f) {
     return call_result_root(call, f);
   }
   return {};
+}
+
+/// Either of two roots (`c ? a : b`): a local or no memory on one side leaves the other; two
+/// different non-local roots cannot be told apart.
+Target LoopLowering::either_root(const Target& a, const Target& b, const Expr* e) const {
+  const auto harmless = [](const Target& t) {
+    return t.kind == Target::local_k || t.kind == Target::none;
+  };
+  if (harmless(a)) {
+    return harmless(b) ? a : b;
+  }
+  return harmless(b) ? a : unknown_target(text_of(e), false);
+}
+
+Target LoopLowering::variable_root(const DeclRefExpr* dre, Frame& f) {
+  const ValueDecl* d = dre->getDecl();
+  if (const auto* pvd = dyn_cast<ParmVarDecl>(d)) {
+    if (auto it = f.args.find(pvd); it != f.args.end()) {
+      return root_of(it->second.first, *it->second.second);
+    }
+  }
+  if (auto it = f.pointees.find(d); it != f.pointees.end() && d->getType()->isReferenceType()) {
+    return it->second;
+  }
+  Target t = target_of(dre, f);
+  const auto* vd = dyn_cast<VarDecl>(d);
+  if (t.kind == Target::local_k && vd != nullptr && vd->getType()->isReferenceType() &&
+      !isa<ParmVarDecl>(vd) && !is_dist_array(vd->getType())) {
+    return unknown_target(vd->getNameAsString(), false); // a reference we did not follow
+  }
+  return t;
+}
+
+Target LoopLowering::member_root(const MemberExpr* me, Frame& f) {
+  const auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
+  if (fd == nullptr) {
+    return {};
+  }
+  Target arr = target_of(me, f);
+  if (arr.kind == Target::array_k) {
+    return arr;
+  }
+  Target base = me->isArrow() ? pointee_of(me->getBase(), f) : root_of(me->getBase(), f);
+  if (fd->getType()->isReferenceType()) {
+    return unknown_target(fd->getNameAsString(), true);
+  }
+  if (base.kind == Target::record_k && base.member == nullptr) {
+    base.member = fd;
+  }
+  if (base.kind == Target::outer_k && base.decl == nullptr) {
+    base.name = fd->getNameAsString(); // a member of the object the loop's method runs on
+  }
+  return base;
 }
 
 Target LoopLowering::pointee_of(const Expr* e, Frame& f) {
@@ -231,12 +242,7 @@ Target LoopLowering::pointee_of(const Expr* e, Frame& f) {
     return unknown_target(text_of(e), false);
   }
   if (const auto* co = dyn_cast<AbstractConditionalOperator>(e)) {
-    const Target a = pointee_of(co->getTrueExpr(), f);
-    const Target b = pointee_of(co->getFalseExpr(), f);
-    if (a.kind == b.kind && (a.kind == Target::local_k || a.kind == Target::none)) {
-      return a;
-    }
-    return unknown_target(text_of(e), false);
+    return either_root(pointee_of(co->getTrueExpr(), f), pointee_of(co->getFalseExpr(), f), e);
   }
   if (const auto* dre = dyn_cast<DeclRefExpr>(e)) {
     const ValueDecl* d = dre->getDecl();

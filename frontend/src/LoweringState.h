@@ -169,6 +169,7 @@ private:
   void walk(const Stmt* s, Frame& f);
   void on_declref(const DeclRefExpr* dre, Frame& f);
   void on_this(const CXXThisExpr* te, Frame& f);
+  void on_outer_use(const DeclRefExpr* dre, const Target& t, Frame& f);
   void on_array_use(const Expr* use, const Target& t, Frame& f);
   void on_call(const CallExpr* call, Frame& f);
   void on_decl(const VarDecl* vd, Frame& f);
@@ -193,6 +194,9 @@ private:
   // ---- deny by default (LoweringEffects.cpp) ----------------------------------------------
   Target root_of(const Expr* e, Frame& f);
   Target pointee_of(const Expr* e, Frame& f);
+  Target either_root(const Target& a, const Target& b, const Expr* e) const;
+  Target variable_root(const DeclRefExpr* dre, Frame& f);
+  Target member_root(const MemberExpr* me, Frame& f);
   Target call_result_root(const CallExpr* call, Frame& f);
   void check_write(const Expr* written, const Stmt* at, Frame& f);
   void check_write_site(const Stmt* s, Frame& f);
