@@ -5,6 +5,7 @@
 //   bench_cuda_sgd [--users=N] [--items=N] [--ratings=N] [--k=N] [--epochs=N] [--lr=X]
 //                  [--reg=X] [--skew=X] [--seed=N] [--mode=waves|hogwild|both] [--copy-mib=N]
 //
+// `bench_cuda_sgd --probe` prints the device (exit 0) or why there is none (exit 3).
 // Without a GPU it prints "no GPU: skipped (...)" and exits 0.
 #include "rotor/gpu/Kernels.h"
 #include "rotor/gpu/SyntheticRatings.h"
@@ -34,7 +35,7 @@ void check(cudaError_t e, const char* what) {
 struct Options {
   long long users = 20000, items = 10000, ratings = 1000000, k = 32, epochs = 5, seed = 1;
   long long copy_mib = 256;
-  double lr = 0.02, reg = 0.05, skew = 0.8;
+  double lr = 0.02, reg = 0.05, skew = 0.5;
   std::string mode = "both";
 };
 
@@ -70,18 +71,30 @@ Options parse(int argc, char** argv) {
       }
       return x;
     };
-    if (name == "users") o.users = integer();
-    else if (name == "items") o.items = integer();
-    else if (name == "ratings") o.ratings = integer();
-    else if (name == "k") o.k = integer();
-    else if (name == "epochs") o.epochs = integer();
-    else if (name == "seed") o.seed = integer();
-    else if (name == "copy-mib") o.copy_mib = integer();
-    else if (name == "lr") o.lr = real();
-    else if (name == "reg") o.reg = real();
-    else if (name == "skew") o.skew = real();
-    else if (name == "mode" && (v == "waves" || v == "hogwild" || v == "both")) o.mode = v;
-    else usage(argv[a]);
+    if (name == "users")
+      o.users = integer();
+    else if (name == "items")
+      o.items = integer();
+    else if (name == "ratings")
+      o.ratings = integer();
+    else if (name == "k")
+      o.k = integer();
+    else if (name == "epochs")
+      o.epochs = integer();
+    else if (name == "seed")
+      o.seed = integer();
+    else if (name == "copy-mib")
+      o.copy_mib = integer();
+    else if (name == "lr")
+      o.lr = real();
+    else if (name == "reg")
+      o.reg = real();
+    else if (name == "skew")
+      o.skew = real();
+    else if (name == "mode" && (v == "waves" || v == "hogwild" || v == "both"))
+      o.mode = v;
+    else
+      usage(argv[a]);
   }
   if (o.users < 1 || o.items < 1 || o.users > 2147483647LL || o.items > 2147483647LL || o.k < 1 ||
       o.ratings < 10) {
@@ -174,13 +187,16 @@ int run(const Options& o) {
                *ti = upload(test.item);
   float *dv = upload(train.value), *tv = upload(test.value);
   std::int64_t* dorder = upload(waves.order);
-  float *derr = upload(std::vector<float>(train.size())), *terr = upload(std::vector<float>(test.size()));
+  float *derr = upload(std::vector<float>(train.size())),
+        *terr = upload(std::vector<float>(test.size()));
   std::mt19937 rng(static_cast<unsigned>(o.seed));
   std::normal_distribution<float> nd(0.f, 0.1f);
   std::vector<float> W0(static_cast<std::size_t>(o.users * o.k)),
       H0(static_cast<std::size_t>(o.items * o.k));
-  for (float& x : W0) x = nd(rng);
-  for (float& x : H0) x = nd(rng);
+  for (float& x : W0)
+    x = nd(rng);
+  for (float& x : H0)
+    x = nd(rng);
 
   std::printf("\n%-8s %5s %12s %10s %10s %10s\n", "mode", "epoch", "updates/s", "seconds",
               "train_rmse", "test_rmse");
@@ -189,8 +205,15 @@ int run(const Options& o) {
       continue;
     }
     float *dW = upload(W0), *dH = upload(H0);
-    SgdDeviceProblem p{du, di, dv, static_cast<std::int64_t>(train.size()), dW, dH,
-                       static_cast<int>(o.k), mean, static_cast<float>(o.lr),
+    SgdDeviceProblem p{du,
+                       di,
+                       dv,
+                       static_cast<std::int64_t>(train.size()),
+                       dW,
+                       dH,
+                       static_cast<int>(o.k),
+                       mean,
+                       static_cast<float>(o.lr),
                        static_cast<float>(o.reg)};
     SgdDeviceProblem t = p;
     t.user = tu;
@@ -229,10 +252,10 @@ int run(const Options& o) {
     cudaFree(dW);
     cudaFree(dH);
   }
-  for (void* ptr : {static_cast<void*>(du), static_cast<void*>(di), static_cast<void*>(tu),
-                    static_cast<void*>(ti), static_cast<void*>(dv), static_cast<void*>(tv),
-                    static_cast<void*>(dorder), static_cast<void*>(derr),
-                    static_cast<void*>(terr)}) {
+  for (void* ptr :
+       {static_cast<void*>(du), static_cast<void*>(di), static_cast<void*>(tu),
+        static_cast<void*>(ti), static_cast<void*>(dv), static_cast<void*>(tv),
+        static_cast<void*>(dorder), static_cast<void*>(derr), static_cast<void*>(terr)}) {
     cudaFree(ptr);
   }
   return 0;
@@ -241,8 +264,16 @@ int run(const Options& o) {
 } // namespace
 
 int main(int argc, char** argv) {
-  const Options o = parse(argc, argv);
   std::string why;
+  if (argc == 2 && std::strcmp(argv[1], "--probe") == 0) { // for run.sh: is there a device?
+    if (rotor::gpu::device_count(&why) == 0) {
+      std::printf("%s\n", why.c_str());
+      return 3;
+    }
+    std::printf("%s\n", rotor::gpu::device_description().c_str());
+    return 0;
+  }
+  const Options o = parse(argc, argv);
   if (rotor::gpu::device_count(&why) == 0) {
     std::printf("no GPU: skipped (%s)\n", why.c_str());
     return 0;

@@ -71,9 +71,8 @@ Waves build_waves(const std::int32_t* user, const std::int32_t* item, std::size_
     const std::int32_t i = item[r];
     if (u < 0 || u >= users || i < 0 || i >= items) {
       throw std::invalid_argument("build_waves: record " + std::to_string(r) + " has key (" +
-                                  std::to_string(u) + ", " + std::to_string(i) +
-                                  ") outside [0, " + std::to_string(users) + ") x [0, " +
-                                  std::to_string(items) + ")");
+                                  std::to_string(u) + ", " + std::to_string(i) + ") outside [0, " +
+                                  std::to_string(users) + ") x [0, " + std::to_string(items) + ")");
     }
     const int w = room.place(std::max(user_next[u], item_next[i]));
     out.wave_of[r] = w;

@@ -94,10 +94,9 @@ TEST_F(CudaSgd, WaveKernelEqualsHostReplayBitwise) {
   for (int epoch = 0; epoch < 2; ++epoch) {
     sgd_waves(p, dorder.ptr, waves.wave_start, derr.ptr);
     for (auto r : waves.order) { // host: the serial replay of the same order
-      err[static_cast<std::size_t>(r)] =
-          sgd_update(&W[static_cast<std::size_t>(d.user[r]) * k_k],
-                     &H[static_cast<std::size_t>(d.item[r]) * k_k], k_k, d.value[r], k_mean,
-                     k_lr, k_reg);
+      err[static_cast<std::size_t>(r)] = sgd_update(&W[static_cast<std::size_t>(d.user[r]) * k_k],
+                                                    &H[static_cast<std::size_t>(d.item[r]) * k_k],
+                                                    k_k, d.value[r], k_mean, k_lr, k_reg);
     }
   }
   synchronize();
@@ -113,15 +112,16 @@ TEST_F(CudaSgd, ErrorKernelEqualsHost) {
   const auto H = normal(static_cast<std::size_t>(d.items) * k_k, 4);
   DeviceVector<std::int32_t> du(d.user), di(d.item);
   DeviceVector<float> dv(d.value), dW(W), dH(H), derr(std::vector<float>(d.size(), -1.f));
-  SgdDeviceProblem p{du.ptr, di.ptr, dv.ptr, static_cast<std::int64_t>(d.size()), dW.ptr, dH.ptr,
-                     k_k, k_mean, k_lr, k_reg};
+  SgdDeviceProblem p{du.ptr, di.ptr, dv.ptr, static_cast<std::int64_t>(d.size()),
+                     dW.ptr, dH.ptr, k_k,    k_mean,
+                     k_lr,   k_reg};
   sgd_errors(p, derr.ptr);
   synchronize();
   const auto gerr = derr.download();
   for (std::size_t r = 0; r < d.size(); ++r) {
-    ASSERT_EQ(gerr[r], sgd_error2(&W[static_cast<std::size_t>(d.user[r]) * k_k],
-                                  &H[static_cast<std::size_t>(d.item[r]) * k_k], k_k, d.value[r],
-                                  k_mean))
+    ASSERT_EQ(gerr[r],
+              sgd_error2(&W[static_cast<std::size_t>(d.user[r]) * k_k],
+                         &H[static_cast<std::size_t>(d.item[r]) * k_k], k_k, d.value[r], k_mean))
         << "record " << r;
   }
 }
@@ -132,8 +132,9 @@ TEST_F(CudaSgd, HogwildLearns) {
   const auto H = normal(static_cast<std::size_t>(d.items) * k_k, 6);
   DeviceVector<std::int32_t> du(d.user), di(d.item);
   DeviceVector<float> dv(d.value), dW(W), dH(H), derr(std::vector<float>(d.size(), 0.f));
-  SgdDeviceProblem p{du.ptr, di.ptr, dv.ptr, static_cast<std::int64_t>(d.size()), dW.ptr, dH.ptr,
-                     k_k, k_mean, k_lr, k_reg};
+  SgdDeviceProblem p{du.ptr, di.ptr, dv.ptr, static_cast<std::int64_t>(d.size()),
+                     dW.ptr, dH.ptr, k_k,    k_mean,
+                     k_lr,   k_reg};
   auto rmse = [&] {
     sgd_errors(p, derr.ptr);
     synchronize();

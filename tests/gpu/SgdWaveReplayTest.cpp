@@ -40,10 +40,9 @@ Model initial(const SyntheticRatings& d) {
 }
 
 void apply(Model& m, const SyntheticRatings& d, std::int64_t r) {
-  m.err2[static_cast<std::size_t>(r)] =
-      sgd_update(&m.W[static_cast<std::size_t>(d.user[r]) * k_k],
-                 &m.H[static_cast<std::size_t>(d.item[r]) * k_k], k_k, d.value[r], k_mean, k_lr,
-                 k_reg);
+  m.err2[static_cast<std::size_t>(r)] = sgd_update(&m.W[static_cast<std::size_t>(d.user[r]) * k_k],
+                                                   &m.H[static_cast<std::size_t>(d.item[r]) * k_k],
+                                                   k_k, d.value[r], k_mean, k_lr, k_reg);
 }
 
 /// Runs the waves as a GPU would: records of one wave in an arbitrary order (here reversed or
@@ -157,8 +156,8 @@ TEST(SgdWaveReplay, RotationSubEpochEqualsReplayOfItsOrder) {
     for (const auto& step : steps) {
       // the GPUs of one step run concurrently: emulate by running them in reverse GPU order
       for (int gpu = g - 1; gpu >= 0; --gpu) {
-        const auto& recs = blocks[static_cast<std::size_t>(step[gpu].user_block * g +
-                                                           step[gpu].item_block)];
+        const auto& recs =
+            blocks[static_cast<std::size_t>(step[gpu].user_block * g + step[gpu].item_block)];
         std::vector<std::int32_t> u, i;
         for (auto r : recs) {
           u.push_back(d.user[r]);
@@ -169,8 +168,8 @@ TEST(SgdWaveReplay, RotationSubEpochEqualsReplayOfItsOrder) {
         run_waves(gpus, d, recs, w, /*shuffle=*/true);
       }
       for (int gpu = 0; gpu < g; ++gpu) { // recorded order: step by step, GPU by GPU, wave by wave
-        const auto& recs = blocks[static_cast<std::size_t>(step[gpu].user_block * g +
-                                                           step[gpu].item_block)];
+        const auto& recs =
+            blocks[static_cast<std::size_t>(step[gpu].user_block * g + step[gpu].item_block)];
         std::vector<std::int32_t> u, i;
         for (auto r : recs) {
           u.push_back(d.user[r]);

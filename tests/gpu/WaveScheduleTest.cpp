@@ -1,6 +1,6 @@
 // Wave schedule and block order for GPU workers (gpu/include/rotor/gpu/WaveSchedule.h).
-#include "rotor/gpu/SyntheticRatings.h"
 #include "rotor/gpu/WaveSchedule.h"
+#include "rotor/gpu/SyntheticRatings.h"
 
 #include <gtest/gtest.h>
 
@@ -193,8 +193,8 @@ TEST(BlockOrder, RotationCoversEveryBlockOnceWithoutSharedBlocks) {
 TEST(BlockOrder, SplitIntoBlocksKeepsRecordOrderAndKeyRanges) {
   const auto d = rotor::gpu::make_synthetic_ratings(101, 37, 3000, 1.0, 3);
   const int g = 4;
-  const auto blocks = rotor::gpu::split_into_blocks(d.user.data(), d.item.data(), d.size(),
-                                                    d.users, d.items, g);
+  const auto blocks =
+      rotor::gpu::split_into_blocks(d.user.data(), d.item.data(), d.size(), d.users, d.items, g);
   ASSERT_EQ(blocks.size(), 16u);
   std::size_t total = 0;
   for (int b = 0; b < g * g; ++b) {

@@ -43,8 +43,8 @@ inline double uniform01(std::mt19937_64& rng) {
 
 inline std::int32_t draw(const std::vector<double>& cdf, std::mt19937_64& rng) {
   const auto it = std::lower_bound(cdf.begin(), cdf.end(), uniform01(rng));
-  return static_cast<std::int32_t>(std::min<std::ptrdiff_t>(
-      it - cdf.begin(), static_cast<std::ptrdiff_t>(cdf.size()) - 1));
+  return static_cast<std::int32_t>(
+      std::min<std::ptrdiff_t>(it - cdf.begin(), static_cast<std::ptrdiff_t>(cdf.size()) - 1));
 }
 
 } // namespace detail
@@ -52,8 +52,8 @@ inline std::int32_t draw(const std::vector<double>& cdf, std::mt19937_64& rng) {
 /// `records` ratings over users x items; keys drawn Zipf(skew) (skew 0: uniform) and then
 /// scattered by a fixed permutation so hot keys are not all in the first block.
 inline SyntheticRatings make_synthetic_ratings(std::int32_t users, std::int32_t items,
-                                               std::size_t records, double skew,
-                                               std::uint64_t seed, int rank = 8) {
+                                               std::size_t records, double skew, std::uint64_t seed,
+                                               int rank = 8) {
   std::mt19937_64 rng(seed);
   const auto ucdf = detail::zipf_cdf(users, skew);
   const auto icdf = detail::zipf_cdf(items, skew);
@@ -91,7 +91,8 @@ inline SyntheticRatings make_synthetic_ratings(std::int32_t users, std::int32_t 
     const std::int32_t i = iperm[static_cast<std::size_t>(detail::draw(icdf, rng))];
     float v = 3.0f + static_cast<float>((detail::uniform01(rng) - 0.5) * 0.2);
     for (int j = 0; j < rank; ++j) {
-      v += 4.0f * U[static_cast<std::size_t>(u) * rank + j] * V[static_cast<std::size_t>(i) * rank + j];
+      v += 4.0f * U[static_cast<std::size_t>(u) * rank + j] *
+           V[static_cast<std::size_t>(i) * rank + j];
     }
     out.user[r] = u;
     out.item[r] = i;
