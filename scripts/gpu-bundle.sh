@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Builds the CUDA tests and the CUDA bench (build/cuda, Release, -DROTOR_CUDA=ON) and packs them
+# into DIR with the shared libraries they need beyond glibc (cudart is linked statically; the
+# CUDA driver, libcuda.so, comes from the GPU machine), plus DIR/run.sh and DIR/README.md.
+# Copy DIR to a machine with an NVIDIA driver and run DIR/run.sh: it runs the tests and the bench
+# and prints one table; without a GPU it prints "no GPU: skipped" and exits 0.
+# Usage: scripts/gpu-bundle.sh DIR        (not part of scripts/test.sh or CI)
+set -euo pipefail
+if [[ $# -ne 1 ]]; then
+  echo "usage: scripts/gpu-bundle.sh DIR" >&2
+  exit 2
+fi
+out=$1
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$root/build/cuda
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DROTOR_CUDA=ON \
+  -DROTOR_BUILD_TESTS=ON -DROTOR_BUILD_BENCH=ON -DROTOR_BUILD_FRONTEND=OFF \
+  -DROTOR_BUILD_EXAMPLES=OFF -DROTOR_BUILD_SOUNDNESS=OFF "${launcher[@]}" >/dev/null
+cmake --build "$build" --parallel "$(nproc)" --target cuda_sgd_test gpu_schedule_test bench_cuda_sgd
+
+rm -rf "$out"
+mkdir -p "$out/bin" "$out/lib"
+bins=("$build/tests/cuda/cuda_sgd_test" "$build/tests/gpu/gpu_schedule_test"
+      "$build/bench/cuda/bench_cuda_sgd")
+cp "${bins[@]}" "$out/bin/"
+strip "$out"/bin/*
+# Shared libraries beyond glibc's own (libc, libm, libpthread, libdl, librt, libutil, libresolv,
+# the loader) and never the driver (libcuda, libnvidia-*: they must match the machine's kernel).
+for bin in "${bins[@]}"; do
+  ldd "$bin" | awk '/=> \// {print $3}'
+done | sort -u | while read -r lib; do
+  case $(basename "$lib") in
+    libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libutil.so*|libresolv.so*|ld-linux*) ;;
+    libcuda.so*|libnvidia-*) ;;
+    *) cp -L "$lib" "$out/lib/" ;;
+  esac
+done
+glibc=$(for b in "$out"/bin/*; do objdump -T "$b" "$out"/lib/*.so* 2>/dev/null; done |
+  grep -o 'GLIBC_[0-9.]*' | sort -t. -k2,2n -k3,3n -u | tail -1)
+
+cat > "$out/run.sh" <<'RUN'
+#!/bin/sh
+# Runs Rotor's CUDA tests and the CUDA SGD-MF bench, then prints one table. Extra arguments go
+# to the bench (e.g. --ratings=20000000 --k=64 --epochs=10). Without a GPU: "no GPU: skipped".
+here=$(cd "$(dirname "$0")" && pwd)
+LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH
+log="$here/logs"
+mkdir -p "$log" 2>/dev/null || log=$(mktemp -d)
+if ! device=$("$here/bin/bench_cuda_sgd" --probe 2>&1); then
+  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then
+    echo "GPU present but CUDA unusable: $device"
+    nvidia-smi -L
+    exit 1
+  fi
+  echo "no GPU: skipped ($device)"
+  exit 0
+fi
+status=0
+rows=""
+row() { rows="$rows$(printf '%-26s %-8s %s' "$1" "$2" "$3")
+"; }
+for t in gpu_schedule_test cuda_sgd_test; do
+  start=$(date +%s)
+  if "$here/bin/$t" >"$log/$t.txt" 2>&1; then result=ok; else result=FAIL; status=1; fi
+  passed=$(grep -o 'PASSED  \] [0-9]*' "$log/$t.txt" | grep -o '[0-9]*$')
+  skipped=$(grep -o 'SKIPPED \] [0-9]* test' "$log/$t.txt" | grep -o '[0-9]*' | head -1)
+  if [ -n "$skipped" ] && [ "$t" = cuda_sgd_test ]; then result=SKIPPED; status=1; fi
+  row "$t" "$result" "passed=${passed:-0} skipped=${skipped:-0} seconds=$(( $(date +%s) - start ))"
+done
+if "$here/bin/bench_cuda_sgd" "$@" >"$log/bench.txt" 2>&1; then
+  bench=ok
+else
+  bench=FAIL; status=1
+fi
+cat "$log/bench.txt"
+echo
+echo "== Rotor CUDA bundle: $device"
+printf '%-26s %-8s %s\n' "what" "result" "detail"
+printf '%s' "$rows"
+field() { grep "^$1:" "$log/bench.txt" | sed "s/^$1: //"; }
+printf '%-26s %-8s %s\n' "bench_cuda_sgd" "$bench" "$(field data)"
+printf '%-26s %-8s %s\n' "  wave schedule" "" "$(field schedule)"
+grep '^final ' "$log/bench.txt" | while read -r _ mode rest; do
+  printf '%-26s %-8s %s\n' "  $mode" "" "$rest"
+done
+printf '%-26s %-8s %s\n' "  device-to-device copy" "" "$(field d2d_copy)"
+echo "logs: $log"
+exit $status
+RUN
+chmod +x "$out/run.sh"
+
+cat > "$out/README.md" <<README
+# Rotor CUDA bundle
+
+Built by \`scripts/gpu-bundle.sh\` from Rotor $(git -C "$root" rev-parse --short HEAD) on
+$(date -u +%Y-%m-%d) (CUDA $(/usr/local/cuda/bin/nvcc --version | grep -o 'release [0-9.]*' | cut -d' ' -f2), code for sm_90 (H100) and compute_90 PTX).
+
+Needs: Linux x86-64 with glibc providing ${glibc:-GLIBC_2.34} symbols and an NVIDIA driver for
+CUDA 13 (580 or newer). Nothing else: the CUDA runtime is linked statically and \`lib/\` holds the
+other shared libraries (libstdc++, libgcc_s). No compiler, MPI, TBB or HDF5.
+
+\`\`\`sh
+./run.sh                                  # tests + bench at the default (small) size
+./run.sh --ratings=20000000 --users=480000 --items=18000 --k=64 --epochs=10
+\`\`\`
+
+It prints the bench's output, then one table: the host schedule tests (\`gpu_schedule_test\`), the
+CUDA tests (\`cuda_sgd_test\`: wave kernel bitwise equal to the host's serial replay, error kernel,
+Hogwild learns), the bench's updates/s and test RMSE per mode and the device-to-device copy
+bandwidth. Exit status 0 when everything passed. Logs are in \`logs/\`.
+
+Without a GPU it prints \`no GPU: skipped (...)\` and exits 0; with a GPU that CUDA cannot use
+(e.g. a driver older than CUDA 13) it prints \`GPU present but CUDA unusable: ...\` and exits 1.
+
+| file | what |
+|---|---|
+| \`bin/gpu_schedule_test\` | host wave schedule and block order tests (no GPU needed) |
+| \`bin/cuda_sgd_test\` | CUDA kernel tests (GoogleTest; skip without a device) |
+| \`bin/bench_cuda_sgd\` | SGD-MF bench: wave kernel and Hogwild; \`--help\`-less flags: --users= --items= --ratings= --k= --epochs= --lr= --reg= --skew= --seed= --mode=waves\\|hogwild\\|both --copy-mib= |
+| \`lib/\` | shared libraries beyond glibc |
+README
+echo "bundle: $out ($(du -sh "$out" | cut -f1))"
+ls -l "$out" "$out/bin" "$out/lib"

@@ -1,0 +1,156 @@
+// The CUDA kernels (gpu/src/Kernels.cu) against the host: the wave kernel is bitwise equal to
+// the serial replay of the wave order on the host; Hogwild learns. Skips without a device.
+#include "rotor/gpu/Kernels.h"
+#include "rotor/gpu/SgdUpdate.h"
+#include "rotor/gpu/SyntheticRatings.h"
+#include "rotor/gpu/WaveSchedule.h"
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace rotor::gpu;
+
+void cuda_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+  }
+}
+
+template <class T> struct DeviceVector {
+  T* ptr = nullptr;
+  std::size_t n = 0;
+  explicit DeviceVector(const std::vector<T>& host) : n(host.size()) {
+    cuda_check(cudaMalloc(reinterpret_cast<void**>(&ptr), std::max<std::size_t>(n, 1) * sizeof(T)),
+               "cudaMalloc");
+    if (n != 0) {
+      cuda_check(cudaMemcpy(ptr, host.data(), n * sizeof(T), cudaMemcpyHostToDevice), "upload");
+    }
+  }
+  DeviceVector(const DeviceVector&) = delete;
+  DeviceVector& operator=(const DeviceVector&) = delete;
+  ~DeviceVector() { cudaFree(ptr); }
+  std::vector<T> download() const {
+    std::vector<T> host(n);
+    if (n != 0) {
+      cuda_check(cudaMemcpy(host.data(), ptr, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    }
+    return host;
+  }
+};
+
+class CudaSgd : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::string why;
+    if (device_count(&why) == 0) {
+      GTEST_SKIP() << "no GPU: " << why;
+    }
+  }
+};
+
+constexpr int k_k = 32;
+constexpr float k_mean = 3.f, k_lr = 0.02f, k_reg = 0.05f;
+
+std::vector<float> normal(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> d(0.f, 0.1f);
+  std::vector<float> v(n);
+  for (float& x : v) {
+    x = d(rng);
+  }
+  return v;
+}
+
+TEST_F(CudaSgd, WaveKernelEqualsHostReplayBitwise) {
+  const auto d = make_synthetic_ratings(2000, 1500, 100000, 1.0, 5);
+  const Waves waves = build_waves(d.user.data(), d.item.data(), d.size(), d.users, d.items);
+  auto W = normal(static_cast<std::size_t>(d.users) * k_k, 1);
+  auto H = normal(static_cast<std::size_t>(d.items) * k_k, 2);
+  DeviceVector<std::int32_t> du(d.user), di(d.item);
+  DeviceVector<float> dv(d.value), dW(W), dH(H), derr(std::vector<float>(d.size(), -1.f));
+  DeviceVector<std::int64_t> dorder(waves.order);
+  SgdDeviceProblem p;
+  p.user = du.ptr;
+  p.item = di.ptr;
+  p.value = dv.ptr;
+  p.records = static_cast<std::int64_t>(d.size());
+  p.W = dW.ptr;
+  p.H = dH.ptr;
+  p.k = k_k;
+  p.mean = k_mean;
+  p.lr = k_lr;
+  p.reg = k_reg;
+  std::vector<float> err(d.size());
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    sgd_waves(p, dorder.ptr, waves.wave_start, derr.ptr);
+    for (auto r : waves.order) { // host: the serial replay of the same order
+      err[static_cast<std::size_t>(r)] = sgd_update(&W[static_cast<std::size_t>(d.user[r]) * k_k],
+                                                    &H[static_cast<std::size_t>(d.item[r]) * k_k],
+                                                    k_k, d.value[r], k_mean, k_lr, k_reg);
+    }
+  }
+  synchronize();
+  const auto gW = dW.download(), gH = dH.download(), gerr = derr.download();
+  EXPECT_EQ(std::memcmp(gW.data(), W.data(), W.size() * sizeof(float)), 0);
+  EXPECT_EQ(std::memcmp(gH.data(), H.data(), H.size() * sizeof(float)), 0);
+  EXPECT_EQ(std::memcmp(gerr.data(), err.data(), err.size() * sizeof(float)), 0);
+}
+
+TEST_F(CudaSgd, ErrorKernelEqualsHost) {
+  const auto d = make_synthetic_ratings(500, 400, 20000, 0.5, 9);
+  const auto W = normal(static_cast<std::size_t>(d.users) * k_k, 3);
+  const auto H = normal(static_cast<std::size_t>(d.items) * k_k, 4);
+  DeviceVector<std::int32_t> du(d.user), di(d.item);
+  DeviceVector<float> dv(d.value), dW(W), dH(H), derr(std::vector<float>(d.size(), -1.f));
+  SgdDeviceProblem p{du.ptr, di.ptr, dv.ptr, static_cast<std::int64_t>(d.size()),
+                     dW.ptr, dH.ptr, k_k,    k_mean,
+                     k_lr,   k_reg};
+  sgd_errors(p, derr.ptr);
+  synchronize();
+  const auto gerr = derr.download();
+  for (std::size_t r = 0; r < d.size(); ++r) {
+    ASSERT_EQ(gerr[r],
+              sgd_error2(&W[static_cast<std::size_t>(d.user[r]) * k_k],
+                         &H[static_cast<std::size_t>(d.item[r]) * k_k], k_k, d.value[r], k_mean))
+        << "record " << r;
+  }
+}
+
+TEST_F(CudaSgd, HogwildLearns) {
+  const auto d = make_synthetic_ratings(3000, 2000, 200000, 0.8, 13);
+  const auto W = normal(static_cast<std::size_t>(d.users) * k_k, 5);
+  const auto H = normal(static_cast<std::size_t>(d.items) * k_k, 6);
+  DeviceVector<std::int32_t> du(d.user), di(d.item);
+  DeviceVector<float> dv(d.value), dW(W), dH(H), derr(std::vector<float>(d.size(), 0.f));
+  SgdDeviceProblem p{du.ptr, di.ptr, dv.ptr, static_cast<std::int64_t>(d.size()),
+                     dW.ptr, dH.ptr, k_k,    k_mean,
+                     k_lr,   k_reg};
+  auto rmse = [&] {
+    sgd_errors(p, derr.ptr);
+    synchronize();
+    double s = 0;
+    for (float e : derr.download()) {
+      s += e;
+    }
+    return std::sqrt(s / static_cast<double>(d.size()));
+  };
+  const double before = rmse();
+  for (int epoch = 0; epoch < 5; ++epoch) {
+    sgd_hogwild(p, nullptr);
+  }
+  const double after = rmse();
+  EXPECT_TRUE(std::isfinite(after));
+  EXPECT_LT(after, before * 0.9) << "before " << before << " after " << after;
+}
+
+} // namespace
