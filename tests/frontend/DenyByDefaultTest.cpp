@@ -3,6 +3,8 @@
 // their parallel plans. Each case is one small program; the blocker text is checked by substring.
 #include "rotor/frontend/Frontend.h"
 
+#include "FrontendTestOptions.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -13,18 +15,7 @@ namespace {
 using rotor::analysis::PlanKind;
 using rotor::frontend::FileResult;
 
-rotor::frontend::Options options() {
-  rotor::frontend::Options o;
-  std::ifstream cfg(ROTOR_TEST_CC_CONFIG);
-  std::string line;
-  while (std::getline(cfg, line)) {
-    if (line.rfind("compile ", 0) == 0) {
-      o.clang_args.push_back(line.substr(8));
-    }
-  }
-  o.clang_args.push_back("-I" ROTOR_TEST_CASES_DIR);
-  return o;
-}
+using rotor::frontend::test::options;
 
 const char* kPrelude = R"(#include "common.h"
 #include <cstdlib>

@@ -1,6 +1,8 @@
 // Lowering of annotated loops (Clang AST -> analysis::LoopModel), checked field by field.
 #include "rotor/frontend/Frontend.h"
 
+#include "FrontendTestOptions.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -12,19 +14,7 @@ using rotor::analysis::Escape;
 using rotor::analysis::Subscript;
 using rotor::frontend::FileResult;
 
-/// The Clang arguments rotor-cc uses (its configuration's compile lines) plus the cases dir.
-rotor::frontend::Options options() {
-  rotor::frontend::Options o;
-  std::ifstream cfg(ROTOR_TEST_CC_CONFIG);
-  std::string line;
-  while (std::getline(cfg, line)) {
-    if (line.rfind("compile ", 0) == 0) {
-      o.clang_args.push_back(line.substr(8));
-    }
-  }
-  o.clang_args.push_back("-I" ROTOR_TEST_CASES_DIR);
-  return o;
-}
+using rotor::frontend::test::options;
 
 FileResult lower(const std::string& body) {
   return rotor::frontend::process_source("#include \"common.h\"\n" + body, "t.cpp", options());

@@ -2,6 +2,8 @@
 // on the line of main's brace (docs/design/codegen-contract.md, "Main").
 #include "rotor/frontend/Frontend.h"
 
+#include "FrontendTestOptions.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -9,18 +11,7 @@
 
 namespace {
 
-rotor::frontend::Options options() {
-  rotor::frontend::Options o;
-  std::ifstream cfg(ROTOR_TEST_CC_CONFIG);
-  std::string line;
-  while (std::getline(cfg, line)) {
-    if (line.rfind("compile ", 0) == 0) {
-      o.clang_args.push_back(line.substr(8));
-    }
-  }
-  o.clang_args.push_back("-I" ROTOR_TEST_CASES_DIR);
-  return o;
-}
+using rotor::frontend::test::options;
 
 const char* kLoop = R"(
 void train(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 1>& W) {
