@@ -1,5 +1,7 @@
 #include "rotor/analysis/LoopModelText.h"
 
+#include "rotor/analysis/Format.h"
+
 #include <cctype>
 #include <fstream>
 #include <sstream>
@@ -366,19 +368,6 @@ private:
   LoopModel model_;
 };
 
-std::string offset_text(const Offset& o, bool after_field) {
-  std::string out;
-  if (!o.symbol.empty()) {
-    out = (o.symbol[0] == '-' || !after_field) ? o.symbol : "+" + o.symbol;
-  }
-  const bool show_value = o.value != 0 || (o.symbol.empty() && !after_field);
-  if (show_value) {
-    out += (o.value >= 0 && !out.empty()) || (o.value > 0 && after_field) ? "+" : "";
-    out += std::to_string(o.value);
-  }
-  return out;
-}
-
 std::string loc_text(const SourceLoc& loc) {
   if (loc.line <= 0) {
     return {};
@@ -440,10 +429,11 @@ std::string loop_model_to_text(const LoopModel& model) {
       out << "[";
       switch (s.kind) {
       case Subscript::Kind::key:
-        out << model.fields[static_cast<std::size_t>(s.field)] << offset_text(s.offset, true);
+        out << model.fields[static_cast<std::size_t>(s.field)]
+            << offset_text(s.offset, OffsetStyle::after_field);
         break;
       case Subscript::Kind::constant:
-        out << offset_text(s.offset, false);
+        out << offset_text(s.offset, OffsetStyle::model);
         break;
       case Subscript::Kind::whole:
         out << ":";

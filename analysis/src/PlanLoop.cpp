@@ -8,43 +8,6 @@
 #include <algorithm>
 
 namespace rotor::analysis {
-
-const char* to_string(PlanKind kind) {
-  switch (kind) {
-  case PlanKind::independent:
-    return "independent";
-  case PlanKind::one_d:
-    return "one_d";
-  case PlanKind::rotation:
-    return "rotation";
-  case PlanKind::wavefront:
-    return "wavefront";
-  case PlanKind::unimodular:
-    return "unimodular";
-  case PlanKind::data_parallel:
-    return "data_parallel";
-  case PlanKind::serial:
-    break;
-  }
-  return "serial";
-}
-
-const char* to_string(ArrayRole role) {
-  switch (role) {
-  case ArrayRole::partitioned:
-    return "partitioned";
-  case ArrayRole::rotating:
-    return "rotating";
-  case ArrayRole::replicated:
-    return "replicated";
-  case ArrayRole::buffered:
-    return "buffered";
-  case ArrayRole::local:
-    break;
-  }
-  return "local";
-}
-
 namespace {
 
 using detail::SearchDependence;

@@ -1,19 +1,12 @@
 #include "rotor/analysis/PlanText.h"
 
 #include "SerialReason.h"
+#include "rotor/analysis/Format.h"
 
 #include <sstream>
 
 namespace rotor::analysis {
 namespace {
-
-std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
-  std::string out;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    out += (i ? sep : "") + items[i];
-  }
-  return out;
-}
 
 std::string matrix_text(const std::vector<std::vector<std::int64_t>>& m) {
   std::vector<std::string> rows;

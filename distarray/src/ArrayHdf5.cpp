@@ -32,7 +32,7 @@ hid_t file_type_of(ElementType t) {
   case ElementType::u64:
     return H5T_STD_U64LE;
   }
-  return H5T_NATIVE_DOUBLE;
+  unknown_element_type(t);
 }
 
 hid_t memory_type_of(ElementType t) {
@@ -50,7 +50,7 @@ hid_t memory_type_of(ElementType t) {
   case ElementType::u64:
     return H5T_NATIVE_UINT64;
   }
-  return H5T_NATIVE_DOUBLE;
+  unknown_element_type(t);
 }
 
 std::size_t element_bytes(ElementType t) {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <new>
+#include <stdexcept>
+#include <string>
 
 namespace rotor::detail {
 
@@ -19,6 +21,10 @@ void* aligned_alloc_bytes(std::size_t bytes) {
 
 void aligned_free_bytes(void* p) noexcept {
   std::free(p);
+}
+
+void unknown_element_type(ElementType type) {
+  throw std::logic_error("rotor: unknown element type " + std::to_string(static_cast<int>(type)));
 }
 
 void check_array_allocation(ElementType type, int rank, const std::int64_t* shape,
@@ -52,23 +58,24 @@ template <class Gen> void fill_any(ElementType type, void* data, std::int64_t co
   switch (type) {
   case ElementType::f32:
     fill_typed<float>(data, count, gen);
-    break;
+    return;
   case ElementType::f64:
     fill_typed<double>(data, count, gen);
-    break;
+    return;
   case ElementType::i32:
     fill_typed<std::int32_t>(data, count, gen);
-    break;
+    return;
   case ElementType::i64:
     fill_typed<std::int64_t>(data, count, gen);
-    break;
+    return;
   case ElementType::u32:
     fill_typed<std::uint32_t>(data, count, gen);
-    break;
+    return;
   case ElementType::u64:
     fill_typed<std::uint64_t>(data, count, gen);
-    break;
+    return;
   }
+  unknown_element_type(type);
 }
 } // namespace
 

@@ -1,24 +1,13 @@
 #include "rotor/frontend/Explain.h"
 
 #include "ExplainReport.h"
+#include "rotor/analysis/Format.h"
 
 #include <nlohmann/json.hpp>
 
 #include <sstream>
 
 namespace rotor::frontend {
-
-namespace {
-
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    out += (i ? ", " : "") + v[i];
-  }
-  return out;
-}
-
-} // namespace
 
 std::string explain_json(const std::vector<LoopResult>& loops) {
   nlohmann::ordered_json doc = {{"loops", nlohmann::ordered_json::array()}};
@@ -58,10 +47,10 @@ std::string explain_text(const std::vector<LoopResult>& loops) {
       os << "    " << a.sentence << "\n";
     }
     if (!r.reductions.empty()) {
-      os << "  reductions: " << join(r.reductions) << "\n";
+      os << "  reductions: " << analysis::join(r.reductions) << "\n";
     }
     if (!r.dependences.empty()) {
-      os << "  dependences: " << join(r.dependences) << "\n";
+      os << "  dependences: " << analysis::join(r.dependences) << "\n";
     }
     for (const std::string& n : r.notes) {
       os << "  note: " << n << "\n";

@@ -1,5 +1,6 @@
 #include "ExplainAdvice.h"
 
+#include "rotor/analysis/Format.h"
 #include "rotor/analysis/PlanText.h"
 
 #include <algorithm>
@@ -14,18 +15,13 @@ using analysis::ArrayPlan;
 using analysis::ArrayRole;
 using analysis::DepEntry;
 using analysis::Escape;
+using analysis::join;
 using analysis::LoopModel;
+using analysis::offset_text;
+using analysis::OffsetStyle;
 using analysis::Plan;
 using analysis::PlanKind;
 using analysis::Subscript;
-
-std::string join(const std::vector<std::string>& v, const std::string& sep = ", ") {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    out += (i ? sep : "") + v[i];
-  }
-  return out;
-}
 
 void add_unique(std::vector<std::string>& v, const std::string& s) {
   if (std::find(v.begin(), v.end(), s) == v.end()) {
@@ -39,17 +35,6 @@ std::string field_name(const LoopModel& model, int field) {
              : "?";
 }
 
-std::string offset_text(const analysis::Offset& o) {
-  if (o.symbol.empty()) {
-    return std::to_string(o.value);
-  }
-  if (o.value == 0) {
-    return o.symbol;
-  }
-  return o.symbol + (o.value < 0 ? " - " : " + ") +
-         std::to_string(o.value < 0 ? -o.value : o.value);
-}
-
 /// How one subscript indexes its dimension, in words; empty for a whole dimension.
 std::string subscript_phrase(const LoopModel& model, const Subscript& s) {
   switch (s.kind) {
@@ -58,11 +43,11 @@ std::string subscript_phrase(const LoopModel& model, const Subscript& s) {
     if (s.offset.symbol.empty() && s.offset.value == 0) {
       return name;
     }
-    std::string o = offset_text(s.offset);
+    std::string o = offset_text(s.offset, OffsetStyle::words);
     return name + (o[0] == '-' ? " - " + o.substr(1) : " + " + o);
   }
   case Subscript::Kind::constant:
-    return "the constant " + (s.text.empty() ? offset_text(s.offset) : s.text);
+    return "the constant " + (s.text.empty() ? offset_text(s.offset, OffsetStyle::words) : s.text);
   case Subscript::Kind::unknown:
     return "'" + (s.text.empty() ? std::string("?") : s.text) + "' (not a key)";
   case Subscript::Kind::whole:

@@ -1,6 +1,7 @@
 #include "ExplainReport.h"
 
 #include "ExplainAdvice.h"
+#include "rotor/analysis/Format.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,13 +9,7 @@
 namespace rotor::frontend::detail {
 namespace {
 
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    out += (i ? ", " : "") + v[i];
-  }
-  return out;
-}
+using analysis::join;
 
 std::string plan_line(const analysis::Plan& p) {
   std::string out = analysis::to_string(p.kind);

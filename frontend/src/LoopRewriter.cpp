@@ -1,5 +1,7 @@
 #include "LoopRewriter.h"
 
+#include "rotor/analysis/Format.h"
+
 #include <clang/AST/Decl.h>
 #include <clang/AST/DeclCXX.h>
 #include <clang/Lex/Lexer.h>
@@ -11,44 +13,9 @@
 namespace rotor::frontend {
 
 using namespace clang;
+using analysis::join;
 
 namespace {
-
-const char* kind_name(analysis::PlanKind k) {
-  switch (k) {
-  case analysis::PlanKind::independent:
-    return "independent";
-  case analysis::PlanKind::one_d:
-    return "one_d";
-  case analysis::PlanKind::rotation:
-    return "rotation";
-  case analysis::PlanKind::wavefront:
-    return "wavefront";
-  case analysis::PlanKind::unimodular:
-    return "unimodular";
-  case analysis::PlanKind::data_parallel:
-    return "data_parallel";
-  case analysis::PlanKind::serial:
-    return "serial";
-  }
-  return "serial";
-}
-
-const char* role_name(analysis::ArrayRole r) {
-  switch (r) {
-  case analysis::ArrayRole::partitioned:
-    return "partitioned";
-  case analysis::ArrayRole::rotating:
-    return "rotating";
-  case analysis::ArrayRole::replicated:
-    return "replicated";
-  case analysis::ArrayRole::buffered:
-    return "buffered";
-  case analysis::ArrayRole::local:
-    return "local";
-  }
-  return "replicated";
-}
 
 std::string quoted(const std::string& s) {
   std::string out = "\"";
@@ -65,27 +32,8 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
-std::string offset_text(const analysis::Offset& o) {
-  if (o.is_numeric()) {
-    return std::to_string(o.value);
-  }
-  std::string s = "static_cast<std::int64_t>(" + o.symbol + ")";
-  if (o.value != 0) {
-    s += (o.value > 0 ? " + " : " - ") + std::to_string(o.value > 0 ? o.value : -o.value);
-  }
-  return s;
-}
-
 int field_index(const analysis::LoopModel& m, const std::string& name) {
   return m.field_index(name);
-}
-
-std::string join(const std::vector<std::string>& parts, const char* sep = ", ") {
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    out += (i ? sep : "") + parts[i];
-  }
-  return out;
 }
 
 std::string source_text(const SourceManager& sm, const LangOptions& lo, SourceRange r) {
@@ -139,9 +87,9 @@ std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
   }
   os << "::rotor::codegen::LoopSpec{\n"
      << indent << "    " << quoted(file_name) << ", " << m.loc.line
-     << ", ::rotor::codegen::Kind::" << kind_name(plan.kind) << ",\n"
+     << ", ::rotor::codegen::Kind::" << analysis::to_string(plan.kind) << ",\n"
      << indent << "    /*fields*/ {" << join(fields) << "}, /*matrix*/ {" << join(rows)
-     << "}, /*base*/ ::rotor::codegen::Kind::" << kind_name(plan.base) << ",\n"
+     << "}, /*base*/ ::rotor::codegen::Kind::" << analysis::to_string(plan.base) << ",\n"
      << indent << "    /*ordered*/ " << (m.ordered ? "true" : "false") << ", /*writes_records*/ "
      << (loop.writes_records ? "true" : "false")
      << ", ::rotor::codegen::Device::" << (loop.gpu ? "gpu" : "cpu") << ",\n"
@@ -161,14 +109,15 @@ std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
     }
     std::vector<std::string> dims;
     for (const auto& d : ap->dims) {
-      dims.push_back("{" + std::to_string(d.field) + ", " + offset_text(d.lo) + ", " +
-                     offset_text(d.hi) + "}");
+      dims.push_back("{" + std::to_string(d.field) + ", " +
+                     analysis::offset_text(d.lo, analysis::OffsetStyle::cpp) + ", " +
+                     analysis::offset_text(d.hi, analysis::OffsetStyle::cpp) + "}");
     }
     os << "\n"
        << indent << "        {" << quoted(ap->name)
-       << ", ::rotor::codegen::Role::" << role_name(ap->role) << ", " << field_index(m, ap->field)
-       << ", " << (ap->written ? "true" : "false") << ", {" << join(dims) << "}}"
-       << (i + 1 < m.arrays.size() ? "," : "");
+       << ", ::rotor::codegen::Role::" << analysis::to_string(ap->role) << ", "
+       << field_index(m, ap->field) << ", " << (ap->written ? "true" : "false") << ", {"
+       << join(dims) << "}}" << (i + 1 < m.arrays.size() ? "," : "");
   }
   std::vector<std::string> reds;
   for (const std::string& r : loop.reductions) {

@@ -155,7 +155,7 @@ std::vector<char> buffered_allgather(const void* data, std::size_t bytes,
                                      std::vector<std::size_t>& offsets) {
   return comm().allgatherv(data, bytes, offsets);
 }
-void buffered_allreduce(void* values, std::size_t count, int element_type) {
+void buffered_allreduce(void* values, std::size_t count, ElementType element_type) {
   comm().allreduce_sum_typed(values, count, element_type);
 }
 void buffered_allreduce_counts(std::int64_t* values, std::size_t count) {

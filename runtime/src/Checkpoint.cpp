@@ -31,7 +31,7 @@ constexpr const char* kFormat = "rotor-checkpoint-1";
 struct ArrayEntry {
   const void* identity = nullptr;
   std::string name;
-  int element_type = 0;
+  ElementType element_type = ElementType::f32;
   std::size_t elem_bytes = 0;
   std::vector<std::int64_t> shape;
   std::vector<char> snapshot;
@@ -81,21 +81,22 @@ std::string where(const codegen::LoopSpec& spec) {
                            "] rotor: checkpoint: " + message);
 }
 
-hid_t h5_type(int element_type) {
+hid_t h5_type(ElementType element_type) {
   switch (element_type) {
-  case 0:
+  case ElementType::f32:
     return H5T_NATIVE_FLOAT;
-  case 1:
+  case ElementType::f64:
     return H5T_NATIVE_DOUBLE;
-  case 2:
+  case ElementType::i32:
     return H5T_NATIVE_INT32;
-  case 3:
+  case ElementType::i64:
     return H5T_NATIVE_INT64;
-  case 4:
+  case ElementType::u32:
     return H5T_NATIVE_UINT32;
-  default:
+  case ElementType::u64:
     return H5T_NATIVE_UINT64;
   }
+  unknown_element_type(element_type);
 }
 
 std::string array_path(std::size_t i, const ArrayEntry& a) {

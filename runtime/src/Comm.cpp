@@ -38,21 +38,22 @@ int to_int_count(std::size_t n, const char* what) {
   return static_cast<int>(n);
 }
 
-MPI_Datatype datatype_of(int element_type) {
+MPI_Datatype datatype_of(ElementType element_type) {
   switch (element_type) {
-  case 0:
+  case ElementType::f32:
     return MPI_FLOAT;
-  case 1:
+  case ElementType::f64:
     return MPI_DOUBLE;
-  case 2:
+  case ElementType::i32:
     return MPI_INT32_T;
-  case 3:
+  case ElementType::i64:
     return MPI_INT64_T;
-  case 4:
+  case ElementType::u32:
     return MPI_UINT32_T;
-  default:
+  case ElementType::u64:
     return MPI_UINT64_T;
   }
+  unknown_element_type(element_type);
 }
 
 } // namespace
@@ -171,7 +172,7 @@ void Comm::allreduce_max(std::int64_t* values, std::size_t count) {
 void Comm::allreduce_min(std::int64_t* values, std::size_t count) {
   ROTOR_ALLREDUCE(std::int64_t, MPI_INT64_T, MPI_MIN)
 }
-void Comm::allreduce_sum_typed(void* values, std::size_t count, int element_type) {
+void Comm::allreduce_sum_typed(void* values, std::size_t count, ElementType element_type) {
   ROTOR_ALLREDUCE(void, datatype_of(element_type), MPI_SUM)
 }
 #undef ROTOR_ALLREDUCE

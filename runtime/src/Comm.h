@@ -5,6 +5,8 @@
 /// collective is the identity and point-to-point calls are errors.
 /// Only the thread that created the Session calls Comm (MPI_THREAD_SERIALIZED suffices).
 
+#include "rotor/distarray/detail/ElementType.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -51,8 +53,8 @@ public:
   void allreduce_sum(std::int64_t* values, std::size_t count);
   void allreduce_max(std::int64_t* values, std::size_t count);
   void allreduce_min(std::int64_t* values, std::size_t count);
-  /// Sums `count` elements of the given element type (f32, f64, i32, i64, u32, u64 by index).
-  void allreduce_sum_typed(void* values, std::size_t count, int element_type);
+  /// Sums `count` elements of the given element type.
+  void allreduce_sum_typed(void* values, std::size_t count, ElementType element_type);
   void broadcast(void* data, std::size_t bytes, int root);
   /// Concatenation of every rank's bytes in rank order; `offsets` gets size()+1 entries.
   std::vector<char> allgatherv(const void* data, std::size_t bytes,

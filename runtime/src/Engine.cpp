@@ -843,7 +843,7 @@ int session_ranks() {
 int session_threads() {
   return session_state().threads;
 }
-void allreduce_sum_elements(void* values, std::size_t count, int element_type) {
+void allreduce_sum_elements(void* values, std::size_t count, ElementType element_type) {
   comm().allreduce_sum_typed(values, count, element_type);
 }
 std::vector<char> allgather_bytes(const void* data, std::size_t bytes,

@@ -106,17 +106,35 @@ bool layout_valid(RecordLayout& l, const LayoutRequest& req, SpaceAccess& space)
   return ok;
 }
 
-/// Sort key of a record inside its cell for ordered loops: the transformed plan fields, then
-/// every key in declaration order.
-std::vector<std::int64_t> order_key(const LayoutRequest& req, const std::vector<std::int64_t>& k) {
-  std::vector<std::int64_t> out;
+/// The order of records inside a cell for ordered loops: by the transformed plan fields (skewed
+/// plans), then by every key in declaration order. `a` and `b` are `nkeys` keys each; nothing
+/// is allocated (std::stable_sort calls this O(n log n) times).
+bool order_key_less(const LayoutRequest& req, const std::int64_t* a, const std::int64_t* b,
+                    int nkeys) {
   if (req.matrix && !req.matrix->empty()) {
     for (int fk : req.field_keys) {
-      out.push_back(k[fk]);
+      if (a[fk] != b[fk]) {
+        return a[fk] < b[fk];
+      }
     }
   }
-  out.insert(out.end(), k.begin(), k.end());
-  return out;
+  return std::lexicographical_compare(a, a + nkeys, b, b + nkeys);
+}
+
+/// Ordered loops: sorts each cell's stretch of `order` (grouped by cell, `seg_begin` per cell)
+/// by order_key_less over `keys` (nkeys per local record), stably.
+void sort_cells_by_keys(const LayoutRequest& req, const std::vector<std::int64_t>& keys, int nkeys,
+                        const std::vector<std::size_t>& seg_begin,
+                        std::vector<std::uint32_t>& order) {
+  const std::int64_t* k = keys.data();
+  const auto stride = static_cast<std::size_t>(nkeys);
+  for (std::size_t cl = 0; cl + 1 < seg_begin.size(); ++cl) {
+    auto first = order.begin() + static_cast<std::ptrdiff_t>(seg_begin[cl]);
+    auto last = order.begin() + static_cast<std::ptrdiff_t>(seg_begin[cl + 1]);
+    std::stable_sort(first, last, [&](std::uint32_t a, std::uint32_t b) {
+      return order_key_less(req, k + a * stride, k + b * stride, nkeys);
+    });
+  }
 }
 
 /// Any-order plans (independent, data_parallel) over records that need not move: this rank's
@@ -767,16 +785,19 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
     } else {
       space.keys(i, one.data());
     }
-    int coords[8];
+    // the block of each field, folded into the cell as Schedule::cell_of does (no coordinate
+    // array: any number of fields)
+    int cell = 0;
     for (int j = 0; j < f; ++j) {
       const std::int64_t v = k[req.field_keys[j]];
       const std::int64_t rel = v - s.key_min[j];
       const auto& table = block_table[j];
-      coords[j] = rel >= 0 && rel < static_cast<std::int64_t>(table.size())
-                      ? table[static_cast<std::size_t>(rel)]
-                      : s.block_of(j, v);
+      const int block = rel >= 0 && rel < static_cast<std::int64_t>(table.size())
+                            ? table[static_cast<std::size_t>(rel)]
+                            : s.block_of(j, v);
+      cell = cell * s.blocks[j] + block;
     }
-    return s.cell_of(coords);
+    return cell;
   };
   auto rank_of_record = [&](std::size_t i) {
     return s.rank_of_worker(s.cell_worker[cell_of_record(i)]);
@@ -817,15 +838,7 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
     layout.seg_begin = group_in_place(space, s.cells, local_cell, track);
   } else {
     std::vector<std::uint32_t> order = counting_order(n, s.cells, local_cell, layout.seg_begin);
-    for (int cl = 0; cl < s.cells; ++cl) {
-      auto first = order.begin() + static_cast<std::ptrdiff_t>(layout.seg_begin[cl]);
-      auto last = order.begin() + static_cast<std::ptrdiff_t>(layout.seg_begin[cl + 1]);
-      std::stable_sort(first, last, [&](std::uint32_t a, std::uint32_t b) {
-        std::vector<std::int64_t> ka(keys.begin() + a * nkeys, keys.begin() + (a + 1) * nkeys);
-        std::vector<std::int64_t> kb(keys.begin() + b * nkeys, keys.begin() + (b + 1) * nkeys);
-        return order_key(req, ka) < order_key(req, kb);
-      });
-    }
+    sort_cells_by_keys(req, keys, nkeys, layout.seg_begin, order);
     permute_in_place(space, std::move(order), track);
   }
   layout.seg_end.assign(layout.seg_begin.begin() + 1, layout.seg_begin.end());

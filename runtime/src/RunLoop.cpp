@@ -35,7 +35,7 @@ LoopFrame::~LoopFrame() {
 }
 
 void LoopFrame::add_array(const void* identity, const void* data, std::size_t elem_bytes,
-                          int element_type, const std::int64_t* shape, int rank,
+                          ElementType element_type, const std::int64_t* shape, int rank,
                           const ArrayOps* ops) {
   Array a;
   a.binding.identity = identity;

@@ -1,27 +1,55 @@
 #include "Schedule.h"
 
+#include "rotor/analysis/PlanVocabulary.h"
+
 #include <algorithm>
 
 namespace rotor::detail {
 
-const char* kind_name(codegen::Kind kind) {
-  switch (kind) {
-  case codegen::Kind::independent:
-    return "independent";
-  case codegen::Kind::one_d:
-    return "one_d";
-  case codegen::Kind::rotation:
-    return "rotation";
-  case codegen::Kind::wavefront:
-    return "wavefront";
-  case codegen::Kind::unimodular:
-    return "unimodular";
-  case codegen::Kind::data_parallel:
-    return "data_parallel";
-  case codegen::Kind::serial:
-    return "serial";
+// rotor::codegen::Kind and Role (rotor/runtime/Codegen.h, what user code sees) are the plan
+// vocabulary of rotor/analysis/PlanVocabulary.h: rotor-cc writes `Kind::<name>` with the
+// analysis' names, so each codegen enumerator must have the value whose analysis name it spells.
+namespace {
+
+constexpr bool same_text(const char* a, const char* b) {
+  for (; *a != '\0' && *a == *b; ++a, ++b) {
   }
-  return "?";
+  return *a == *b;
+}
+
+template <class Codegen, class Analysis> constexpr bool spelled(Codegen e, const char* name) {
+  return same_text(analysis::to_string(static_cast<Analysis>(e)), name);
+}
+
+#define ROTOR_SAME_KIND(k)                                                                         \
+  static_assert(spelled<codegen::Kind, analysis::PlanKind>(codegen::Kind::k, #k),                  \
+                "codegen::Kind::" #k " differs from analysis::PlanKind")
+#define ROTOR_SAME_ROLE(r)                                                                         \
+  static_assert(spelled<codegen::Role, analysis::ArrayRole>(codegen::Role::r, #r),                 \
+                "codegen::Role::" #r " differs from analysis::ArrayRole")
+ROTOR_SAME_KIND(independent);
+ROTOR_SAME_KIND(one_d);
+ROTOR_SAME_KIND(rotation);
+ROTOR_SAME_KIND(wavefront);
+ROTOR_SAME_KIND(unimodular);
+ROTOR_SAME_KIND(data_parallel);
+ROTOR_SAME_KIND(serial);
+ROTOR_SAME_ROLE(partitioned);
+ROTOR_SAME_ROLE(rotating);
+ROTOR_SAME_ROLE(replicated);
+ROTOR_SAME_ROLE(buffered);
+ROTOR_SAME_ROLE(local);
+#undef ROTOR_SAME_KIND
+#undef ROTOR_SAME_ROLE
+static_assert(analysis::plan_kinds.size() == static_cast<std::size_t>(codegen::Kind::serial) + 1,
+              "a plan kind of the analysis has no codegen::Kind");
+static_assert(analysis::array_roles.size() == static_cast<std::size_t>(codegen::Role::local) + 1,
+              "an array role of the analysis has no codegen::Role");
+
+} // namespace
+
+const char* kind_name(codegen::Kind kind) {
+  return analysis::to_string(static_cast<analysis::PlanKind>(kind));
 }
 
 int Schedule::coordinate(int cell, int j) const {

@@ -16,47 +16,47 @@ namespace {
 
 const char* const in_both = " in the serial replay of its order";
 
-std::string element_text(const char* p, int element_type) {
+std::string element_text(const char* p, ElementType element_type) {
   char buf[64];
-  switch (static_cast<ElementType>(element_type)) {
+  switch (element_type) {
   case ElementType::f32: {
     float v;
     std::memcpy(&v, p, sizeof v);
     std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
-    break;
+    return buf;
   }
   case ElementType::f64: {
     double v;
     std::memcpy(&v, p, sizeof v);
     std::snprintf(buf, sizeof buf, "%.17g", v);
-    break;
+    return buf;
   }
   case ElementType::i32: {
     std::int32_t v;
     std::memcpy(&v, p, sizeof v);
     std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-    break;
+    return buf;
   }
   case ElementType::i64: {
     std::int64_t v;
     std::memcpy(&v, p, sizeof v);
     std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-    break;
+    return buf;
   }
   case ElementType::u32: {
     std::uint32_t v;
     std::memcpy(&v, p, sizeof v);
     std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
-    break;
+    return buf;
   }
-  default: {
+  case ElementType::u64: {
     std::uint64_t v;
     std::memcpy(&v, p, sizeof v);
     std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(v));
-    break;
+    return buf;
   }
   }
-  return buf;
+  unknown_element_type(element_type);
 }
 
 /// "W(17, 3)" for linear index `at` of an array of `shape` (row-major).

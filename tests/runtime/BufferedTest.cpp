@@ -61,7 +61,7 @@ codegen::LoopSpec buffered_spec(std::vector<const char*> names) {
 }
 
 std::int64_t all_ranks_sum(std::int64_t v) {
-  detail::allreduce_sum_elements(&v, 1, static_cast<int>(detail::ElementType::i64));
+  detail::allreduce_sum_elements(&v, 1, detail::ElementType::i64);
   return v;
 }
 

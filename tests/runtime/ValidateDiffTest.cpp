@@ -17,7 +17,7 @@ ArrayBinding binding_of(DistArray<float, 2>& a, const char* name) {
   b.identity = &a;
   b.data = reinterpret_cast<char*>(a.data());
   b.elem_bytes = sizeof(float);
-  b.element_type = static_cast<int>(ElementType::f32);
+  b.element_type = ElementType::f32;
   b.shape = {a.shape()[0], a.shape()[1]};
   b.name = name;
   return b;

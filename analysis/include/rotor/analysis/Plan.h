@@ -13,6 +13,7 @@
 /// reason and the blocking access. plan_loop never throws on a well-formed model.
 
 #include "rotor/analysis/LoopModel.h"
+#include "rotor/analysis/PlanVocabulary.h"
 
 #include <cstdint>
 #include <optional>
@@ -20,21 +21,6 @@
 #include <vector>
 
 namespace rotor::analysis {
-
-/// The plan kinds of contract §2, most parallel first.
-enum class PlanKind { independent, one_d, rotation, wavefront, unimodular, data_parallel, serial };
-
-/// What a parameter array does under a plan (contract §3 `arrays[].role`).
-enum class ArrayRole {
-  partitioned, ///< blocks stay with the worker that owns the matching records (by `field`)
-  rotating,    ///< blocks (by `field`) move from worker to worker between steps
-  replicated,  ///< only read: every worker reads any element
-  buffered,    ///< the user allowed relaxed consistency: per-worker buffers, merged
-  local,       ///< written only at elements no other iteration touches (no movement needed)
-};
-
-const char* to_string(PlanKind kind);
-const char* to_string(ArrayRole role);
 
 /// One entry of a dependence vector.
 struct DepEntry {

@@ -19,6 +19,7 @@
 /// Copying a DistArray copies its elements (like Eigen::Matrix); moving is cheap.
 
 #include "rotor/distarray/detail/AccessCheck.h"
+#include "rotor/distarray/detail/ElementType.h"
 
 #include <Eigen/Core>
 
@@ -41,25 +42,6 @@ void aligned_free_bytes(void* p) noexcept;
 struct AlignedFree {
   void operator()(void* p) const noexcept { aligned_free_bytes(p); }
 };
-/// HDF5 I/O for the element types DistArray supports (float, double, int32, int64, uint32, uint64).
-enum class ElementType { f32, f64, i32, i64, u32, u64 };
-template <class T> constexpr ElementType element_type_of() {
-  if constexpr (std::is_same_v<T, float>)
-    return ElementType::f32;
-  else if constexpr (std::is_same_v<T, double>)
-    return ElementType::f64;
-  else if constexpr (std::is_same_v<T, std::int32_t>)
-    return ElementType::i32;
-  else if constexpr (std::is_same_v<T, std::int64_t>)
-    return ElementType::i64;
-  else if constexpr (std::is_same_v<T, std::uint32_t>)
-    return ElementType::u32;
-  else {
-    static_assert(std::is_same_v<T, std::uint64_t>,
-                  "rotor::DistArray supports float, double, int32, int64, uint32 and uint64");
-    return ElementType::u64;
-  }
-}
 void save_array_hdf5(const std::string& path, const std::string& name, ElementType type,
                      const std::int64_t* shape, int rank, const void* data);
 void load_array_hdf5(const std::string& path, const std::string& name, ElementType type,

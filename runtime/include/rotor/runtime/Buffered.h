@@ -99,7 +99,7 @@ BufferedPlan plan_buffered(const codegen::LoopSpec& spec, const ExecutionInfo& i
 // -- custom apply registry ----------------------------------------------------------------------
 
 struct BufferedApplyEntry {
-  int element_type = 0;
+  ElementType element_type = ElementType::f32;
   const void* data = nullptr; ///< the array's data() when registered (a reused address is stale)
   std::int64_t size = 0;
   std::shared_ptr<void> fn; ///< std::function<void(T&, T, std::int64_t)>; null: mean
@@ -114,7 +114,7 @@ const BufferedApplyEntry* find_buffered_apply(const void* array);
 std::vector<std::vector<char>> buffered_alltoallv(const std::vector<std::vector<char>>& send);
 std::vector<char> buffered_allgather(const void* data, std::size_t bytes,
                                      std::vector<std::size_t>& offsets);
-void buffered_allreduce(void* values, std::size_t count, int element_type);
+void buffered_allreduce(void* values, std::size_t count, ElementType element_type);
 void buffered_allreduce_counts(std::int64_t* values, std::size_t count);
 int buffered_rank();
 int buffered_ranks();
@@ -247,7 +247,7 @@ public:
       }
     }
     if (const BufferedApplyEntry* e = find_buffered_apply(&array)) {
-      if (e->element_type == static_cast<int>(element_type_of<T>()) && e->data == array.data() &&
+      if (e->element_type == element_type_of<T>() && e->data == array.data() &&
           e->size == array.size()) {
         apply_ = static_cast<const Apply*>(e->fn.get());
         mean_ = e->mean;
@@ -632,7 +632,7 @@ private:
       ++st.sparse_merges;
     } else {
       if (across) {
-        buffered_allreduce(delta_.data(), delta_.size(), static_cast<int>(element_type_of<T>()));
+        buffered_allreduce(delta_.data(), delta_.size(), element_type_of<T>());
         const int ranks = buffered_ranks();
         st.bytes_sent += static_cast<std::int64_t>(2.0 * (ranks - 1) / ranks *
                                                    static_cast<double>(n_ * sizeof(T)));
@@ -754,7 +754,7 @@ namespace rotor {
 template <class T, int N, class Fn> void buffered_apply(DistArray<T, N>& array, Fn fn) {
   using Apply = std::function<void(T&, T, std::int64_t)>;
   detail::BufferedApplyEntry e;
-  e.element_type = static_cast<int>(detail::element_type_of<T>());
+  e.element_type = detail::element_type_of<T>();
   e.data = array.data();
   e.size = array.size();
   if constexpr (std::is_invocable_v<Fn&, T&, T, std::int64_t>) {
@@ -775,7 +775,7 @@ template <class T, int N, class Fn> void buffered_apply(DistArray<T, N>& array, 
 template <class T, int N> void buffered_mean(DistArray<T, N>& array) {
   static_assert(std::is_floating_point_v<T>, "rotor::buffered_mean: a float or double array");
   detail::BufferedApplyEntry e;
-  e.element_type = static_cast<int>(detail::element_type_of<T>());
+  e.element_type = detail::element_type_of<T>();
   e.data = array.data();
   e.size = array.size();
   e.mean = true;

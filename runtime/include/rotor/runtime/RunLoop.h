@@ -201,8 +201,8 @@ template <class R> struct ReductionOpsFor {
 };
 
 template <class T, int N> void add_array(LoopFrame& frame, const DistArray<T, N>& a) {
-  frame.add_array(&a, a.data(), sizeof(T), static_cast<int>(element_type_of<T>()), a.shape().data(),
-                  N, &ArrayOpsFor<DistArray<T, N>>::ops);
+  frame.add_array(&a, a.data(), sizeof(T), element_type_of<T>(), a.shape().data(), N,
+                  &ArrayOpsFor<DistArray<T, N>>::ops);
 }
 
 template <class R> void add_reduction(LoopFrame& frame, R& r) {

@@ -4,6 +4,7 @@
 /// user's dataset, arrays and body to these interfaces; Engine.cpp (no templates) decides the
 /// layout, the steps and the data movement, and drives the workers. Not for user code.
 
+#include "rotor/distarray/detail/ElementType.h"
 #include "rotor/runtime/Codegen.h"
 
 #include <algorithm>
@@ -43,7 +44,7 @@ struct ArrayBinding {
   const void* identity = nullptr; ///< the DistArray object the body sees
   char* data = nullptr;
   std::size_t elem_bytes = 0;
-  int element_type = 0; ///< rotor::detail::ElementType as int
+  ElementType element_type = ElementType::f32;
   std::vector<std::int64_t> shape;
   std::string name;
 };
@@ -155,7 +156,7 @@ LoopStats& last_stats();
 int session_rank();
 int session_ranks();
 int session_threads();
-void allreduce_sum_elements(void* values, std::size_t count, int element_type);
+void allreduce_sum_elements(void* values, std::size_t count, ElementType element_type);
 std::vector<char> allgather_bytes(const void* data, std::size_t bytes,
                                   std::vector<std::size_t>& offsets);
 /// Aborts every rank with `message` when several ranks run (an error inside a loop cannot be

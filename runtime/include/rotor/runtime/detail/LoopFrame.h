@@ -54,8 +54,9 @@ public:
   LoopFrame& operator=(const LoopFrame&) = delete;
 
   /// Appends a bound array (in the order of the spec's arrays).
-  void add_array(const void* identity, const void* data, std::size_t elem_bytes, int element_type,
-                 const std::int64_t* shape, int rank, const ArrayOps* ops);
+  void add_array(const void* identity, const void* data, std::size_t elem_bytes,
+                 ElementType element_type, const std::int64_t* shape, int rank,
+                 const ArrayOps* ops);
   /// Array `array` may get sparse worker buffers (codegen::SparseCapable).
   void set_sparse_capable(std::size_t array);
   /// Appends a reduction variable (in the order of the spec's reductions).
