@@ -116,9 +116,9 @@ void watch(int rank, int ranks, double timeout) {
                                    std::to_string(loop_line.load(std::memory_order_relaxed))
                              : std::string("outside parallel loops");
     std::fprintf(stderr,
-                 "[rank %d] rotor: no progress for %.0f s %s (%s); aborting all %d ranks "
+                 "[rank %d] rotor: no progress for %g s %s (%s); aborting all %d ranks "
                  "(--rotor-timeout=%g)\n",
-                 rank, stalled, where.c_str(), stall_reason(rank).c_str(), ranks, timeout);
+                 rank, timeout, where.c_str(), stall_reason(rank).c_str(), ranks, timeout);
     abort_all_ranks(4);
   }
 }
