@@ -84,7 +84,7 @@ std::string share_verdict(std::string text) {
   if (c.rank() == 0) {
     std::vector<Comm::Request> sends;
     for (int r = 1; r < c.size(); ++r) {
-      sends.push_back(c.isend(&n, sizeof n, r, length_tag));
+      sends.push_back(c.isend(&n, 1, r, length_tag));
       if (n > 0) {
         sends.push_back(c.isend(text.data(), n, r, text_tag));
       }
@@ -92,7 +92,7 @@ std::string share_verdict(std::string text) {
     c.wait_all(sends);
     return text;
   }
-  std::vector<Comm::Request> length{c.irecv(&n, sizeof n, 0, length_tag)};
+  std::vector<Comm::Request> length{c.irecv(&n, 1, 0, length_tag)};
   auto pause = std::chrono::microseconds(50);
   while (!c.test_all(length)) {
     std::this_thread::sleep_for(pause);

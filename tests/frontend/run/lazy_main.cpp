@@ -16,11 +16,11 @@ int main() {
   for (int epoch = 0; epoch < 2; ++epoch) {
     total += lazy_train(data, A);
   }
-  std::int64_t check = 0;
+  std::uint64_t check = 0; // unsigned: the hash wraps (UBSan)
   for (std::int64_t i = 0; i < 17; ++i) {
-    check = check * 31 + A[i];
+    check = check * 31 + static_cast<std::uint64_t>(A[i]);
   }
-  std::printf("total=%lld check=%lld\n", static_cast<long long>(total),
-              static_cast<long long>(check));
+  std::printf("total=%lld check=%llu\n", static_cast<long long>(total),
+              static_cast<unsigned long long>(check));
   return 0;
 }

@@ -49,16 +49,16 @@ int main(int argc, char** argv) {
     }
     std::printf("epoch=%d total=%lld\n", epoch, static_cast<long long>(total));
   }
-  std::int64_t check = 0;
+  std::uint64_t check = 0; // unsigned: the hash wraps (UBSan)
   for (std::int64_t i = 0; i < 41; ++i) {
     for (std::int64_t k = 0; k < 3; ++k) {
-      check = check * 31 + U(i, k);
+      check = check * 31 + static_cast<std::uint64_t>(U(i, k));
     }
   }
   for (std::int64_t i = 0; i < 31; ++i) {
-    check = check * 31 + I[i];
+    check = check * 31 + static_cast<std::uint64_t>(I[i]);
   }
-  std::printf("check=%lld\n", static_cast<long long>(check));
+  std::printf("check=%llu\n", static_cast<unsigned long long>(check));
   // Files written by serial code after the loops: Rotor's own writer writes on rank 0 only; the
   // program's own file is written from rank 0 (appending, so a second writer would show).
   U.save_hdf5(out_dir + "/no_session_model.h5", "U");
