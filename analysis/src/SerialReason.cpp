@@ -87,8 +87,7 @@ std::string escape_words(const Escape& escape) {
   const std::string what = escape.what.empty() ? ""
                            : sentence          ? " (" + escape.what + ")"
                                                : " '" + escape.what + "'";
-  return kind + what +
-         (where.empty() ? "" : " at " + where);
+  return kind + what + (where.empty() ? "" : " at " + where);
 }
 
 const SearchDependence& blocking_dependence(const std::vector<SearchDependence>& deps) {

@@ -38,8 +38,8 @@ void check_array_allocation(ElementType type, int rank, const std::int64_t* shap
   }
   static const char* const names[] = {"float",   "double",   "int32_t",
                                       "int64_t", "uint32_t", "uint64_t"};
-  std::string what = std::string("DistArray<") + names[static_cast<int>(type)] + ", " +
-                     std::to_string(rank) + ">";
+  std::string what =
+      std::string("DistArray<") + names[static_cast<int>(type)] + ", " + std::to_string(rank) + ">";
   if (name && *name) {
     what += std::string(" ") + name;
   }

@@ -1,5 +1,5 @@
-#include "rotor/distarray/detail/LoaderCore.h"
 #include "rotor/distarray/MemoryLimit.h"
+#include "rotor/distarray/detail/LoaderCore.h"
 
 #include <algorithm>
 

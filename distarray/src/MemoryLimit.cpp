@@ -66,7 +66,8 @@ double rank_memory_limit() {
 }
 
 std::string rank_memory_limit_source() {
-  if (const char* v = std::getenv("ROTOR_MEMORY_AVAILABLE"); v && *v && std::strtod(v, nullptr) > 0) {
+  if (const char* v = std::getenv("ROTOR_MEMORY_AVAILABLE");
+      v && *v && std::strtod(v, nullptr) > 0) {
     return "ROTOR_MEMORY_AVAILABLE";
   }
   const int ranks = ranks_on_node();
@@ -144,8 +145,8 @@ void check_allocation(const std::string& what, const std::int64_t* shape, int di
   for (int d = 0; d < dims; ++d) {
     const std::string o = shape[d] > 1 ? extent_origin(shape[d]) : std::string();
     if (!o.empty()) {
-      origins += (origins.empty() ? "" : "; ") + std::string("extent ") + std::to_string(d) +
-                 " (" + std::to_string(shape[d]) + ") is one more than " + o;
+      origins += (origins.empty() ? "" : "; ") + std::string("extent ") + std::to_string(d) + " (" +
+                 std::to_string(shape[d]) + ") is one more than " + o;
     }
   }
   if (!origins.empty()) {

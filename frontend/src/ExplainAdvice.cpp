@@ -519,7 +519,8 @@ std::vector<std::string> suggestions(const LoopModel& model, const Plan& plan) {
     // The fix changes what the loop touches (a container becomes a DistArray, a call is
     // inlined): Rotor cannot tell the plan before it sees the changed loop.
     out.push_back("once fixed, run rotor-cc --explain again: the plan depends on the accesses "
-                  "that replace " + std::string(model.escapes.size() > 1 ? "these" : "this"));
+                  "that replace " +
+                  std::string(model.escapes.size() > 1 ? "these" : "this"));
     return out;
   }
   if (!model.escapes.empty()) {

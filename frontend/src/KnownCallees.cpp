@@ -49,10 +49,10 @@ const std::set<std::string>& pure_names() {
       "fpclassify", "isgreater", "isless", "__isnan", "__isinf", "__isfinite", "__signbit",
       "__fpclassify",
       // <algorithm>, <utility>, <iterator>, <tuple> helpers that touch only their arguments
-      "min", "max", "clamp", "minmax", "swap", "move", "forward", "move_if_noexcept",
-      "addressof", "as_const", "get", "make_pair", "make_tuple", "tie", "forward_as_tuple",
-      "begin", "end", "cbegin", "cend", "rbegin", "rend", "size", "empty", "data", "distance",
-      "next", "prev", "__addressof", "__get_helper", "__niter_base", "__miter_base",
+      "min", "max", "clamp", "minmax", "swap", "move", "forward", "move_if_noexcept", "addressof",
+      "as_const", "get", "make_pair", "make_tuple", "tie", "forward_as_tuple", "begin", "end",
+      "cbegin", "cend", "rbegin", "rend", "size", "empty", "data", "distance", "next", "prev",
+      "__addressof", "__get_helper", "__niter_base", "__miter_base",
       // <cstring> on the caller's memory (written arguments are checked like any other)
       "memcpy", "memmove", "memset", "memcmp", "strlen", "strcmp", "strncmp",
       // <bit>
@@ -111,9 +111,9 @@ bool owns_elements(QualType t) {
     return false;
   }
   static const std::set<std::string> std_owners = {
-      "vector", "array",         "deque",   "basic_string", "bitset", "map",
-      "multimap", "unordered_map", "set", "unordered_set",  "list",   "forward_list",
-      "pair",   "tuple",         "optional", "valarray"};
+      "vector",   "array",         "deque",    "basic_string",  "bitset", "map",
+      "multimap", "unordered_map", "set",      "unordered_set", "list",   "forward_list",
+      "pair",     "tuple",         "optional", "valarray"};
   static const std::set<std::string> eigen_owners = {"Matrix", "Array"};
   const std::string ns = top_namespace(rd);
   const std::string name = class_name(rd);
@@ -137,12 +137,17 @@ bool is_element_accessor(const CXXMethodDecl* md) {
     return top_namespace(md) == "Eigen" || top_namespace(md) == "std" ||
            top_namespace(md) == "__gnu_cxx";
   }
-  static const std::set<std::string> names = {
-      "at",    "front", "back",     "data",     "begin",   "end",     "rbegin", "rend",
-      "cbegin", "cend", "coeffRef", "row",      "col",     "segment", "head",   "tail",
-      "block", "topRows", "bottomRows", "leftCols", "rightCols", "middleRows", "middleCols",
-      "array", "matrix", "derived", "const_cast_derived", "get", "find", "lower_bound",
-      "upper_bound", "equal_range"};
+  static const std::set<std::string> names = {"at",          "front",      "back",
+                                              "data",        "begin",      "end",
+                                              "rbegin",      "rend",       "cbegin",
+                                              "cend",        "coeffRef",   "row",
+                                              "col",         "segment",    "head",
+                                              "tail",        "block",      "topRows",
+                                              "bottomRows",  "leftCols",   "rightCols",
+                                              "middleRows",  "middleCols", "array",
+                                              "matrix",      "derived",    "const_cast_derived",
+                                              "get",         "find",       "lower_bound",
+                                              "upper_bound", "equal_range"};
   return names.count(md->getNameAsString()) != 0;
 }
 

@@ -350,7 +350,7 @@ Target LoopLowering::target_of(const Expr* e, Frame& f) {
         Target t;
         t.kind = Target::array_k;
         t.array = isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts()) ? fd->getNameAsString()
-                                                                          : text_of(me);
+                                                                         : text_of(me);
         t.decl = fd;
         t.rank = dist_array_rank(fd->getType());
         t.element = dist_array_element(fd->getType());
@@ -931,11 +931,13 @@ void LoopLowering::on_destroy(const VarDecl* vd, Frame& f) {
 std::string LoopLowering::outside_write_fix(const VarDecl* vd) const {
   const std::string name = "'" + vd->getNameAsString() + "'";
   if (vd->getType()->isArithmeticType()) {
-    return "make " + name + " a reduction (change it only with += or -=, or use a "
+    return "make " + name +
+           " a reduction (change it only with += or -=, or use a "
            "rotor::Accumulator<T, Op> for min, max or product), or declare it inside the loop "
            "body if each record needs its own";
   }
-  return "declare " + name + " inside the loop body if each record needs its own; state shared "
+  return "declare " + name +
+         " inside the loop body if each record needs its own; state shared "
          "between records must be a rotor::DistArray indexed by the records' keys, so that Rotor "
          "sees which elements each record writes (plain containers, pointers and objects are not "
          "parameter arrays yet)";

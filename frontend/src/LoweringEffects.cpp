@@ -319,8 +319,7 @@ void LoopLowering::check_write(const Expr* written, const Stmt* at, Frame& f) {
     if (t.member != nullptr &&
         std::find(key_fields_.begin(), key_fields_.end(), t.member) != key_fields_.end()) {
       escape(analysis::Escape::Kind::outside_write,
-             "the key field '" + t.member->getNameAsString() + "' of the record is written" +
-                 where,
+             "the key field '" + t.member->getNameAsString() + "' of the record is written" + where,
              at->getBeginLoc());
     } else if (t.member == nullptr && !key_fields_.empty() && t.via_pointer) {
       escape(analysis::Escape::Kind::outside_write,
@@ -411,8 +410,8 @@ void LoopLowering::note_binding(const VarDecl* vd, Frame& f) {
     f.pointees[vd] = pointee_of(init, f);
   } else if (t->isRecordType() && !owns_elements(t) && !is_dist_array(t)) {
     const Expr* source = strip_value_casts(init);
-    if (const auto* ctor = dyn_cast<CXXConstructExpr>(source); ctor != nullptr &&
-                                                               ctor->getNumArgs() == 1) {
+    if (const auto* ctor = dyn_cast<CXXConstructExpr>(source);
+        ctor != nullptr && ctor->getNumArgs() == 1) {
       source = strip_value_casts(ctor->getArg(0));
     }
     if (const auto* call = dyn_cast<CallExpr>(source)) {
@@ -449,8 +448,8 @@ bool LoopLowering::blocks_rotor_call(const CallExpr* call, const FunctionDecl* f
     }
     return false;
   }
-  if (const auto* dre = dyn_cast<DeclRefExpr>(obj); dre != nullptr && range_decl_ != nullptr &&
-                                                    dre->getDecl() == range_decl_) {
+  if (const auto* dre = dyn_cast<DeclRefExpr>(obj);
+      dre != nullptr && range_decl_ != nullptr && dre->getDecl() == range_decl_) {
     const std::string name = md->getNameAsString();
     if (name != "size" && name != "empty") {
       escape(analysis::Escape::Kind::outside_write,
@@ -471,11 +470,12 @@ bool LoopLowering::check_call(const CallExpr* call, const FunctionDecl* fd, Fram
            call->getBeginLoc());
     return false;
   }
-  if (const auto* md = dyn_cast<CXXMethodDecl>(fd);
-      md != nullptr && md->isVirtual() && !md->hasAttr<FinalAttr>() &&
-      !md->getParent()->hasAttr<FinalAttr>()) {
+  if (const auto* md = dyn_cast<CXXMethodDecl>(fd); md != nullptr && md->isVirtual() &&
+                                                    !md->hasAttr<FinalAttr>() &&
+                                                    !md->getParent()->hasAttr<FinalAttr>()) {
     const auto* mc = dyn_cast<CXXMemberCallExpr>(call);
-    const auto* me = mc != nullptr ? dyn_cast<MemberExpr>(mc->getCallee()->IgnoreParens()) : nullptr;
+    const auto* me =
+        mc != nullptr ? dyn_cast<MemberExpr>(mc->getCallee()->IgnoreParens()) : nullptr;
     if (me == nullptr || !me->hasQualifier()) {
       escape(analysis::Escape::Kind::unknown_call,
              "virtual call to '" + md->getNameAsString() +
@@ -506,8 +506,7 @@ bool LoopLowering::check_call(const CallExpr* call, const FunctionDecl* fd, Fram
   const auto* md = dyn_cast<CXXMethodDecl>(fd);
   if (md != nullptr && is_type_erased_callable(QualType(md->getParent()->getTypeForDecl(), 0))) {
     escape(analysis::Escape::Kind::unknown_call,
-           "call through '" + text_of(call) +
-               "', a std::function (its target is not known)",
+           "call through '" + text_of(call) + "', a std::function (its target is not known)",
            call->getBeginLoc());
     return false;
   }

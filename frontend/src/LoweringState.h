@@ -88,16 +88,16 @@ struct Target {
     binding_k,
     unknown_k
   } kind = none;
-  std::string array;               ///< array: its name
-  int rank = 1;                    ///< array: its rank
-  std::string element;             ///< array: element type
-  int access = -1;                 ///< row: the access the alias came from
-  const ValueDecl* decl = nullptr; ///< outer / local / binding
-  int field = -1;                  ///< binding: its index
+  std::string array;                 ///< array: its name
+  int rank = 1;                      ///< array: its rank
+  std::string element;               ///< array: element type
+  int access = -1;                   ///< row: the access the alias came from
+  const ValueDecl* decl = nullptr;   ///< outer / local / binding
+  int field = -1;                    ///< binding: its index
   const FieldDecl* member = nullptr; ///< record: the field written, when known
-  bool via_pointer = false;        ///< reached through a dereference, `->` or a reference
-  bool from_outside = false;       ///< unknown: the pointer itself comes from outside the loop
-  std::string name;                ///< outer / unknown: what to call it in a message
+  bool via_pointer = false;          ///< reached through a dereference, `->` or a reference
+  bool from_outside = false;         ///< unknown: the pointer itself comes from outside the loop
+  std::string name;                  ///< outer / unknown: what to call it in a message
 };
 
 class LoopLowering;

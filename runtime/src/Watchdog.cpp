@@ -72,23 +72,22 @@ std::string stall_reason(int rank) {
     }
   }
   const char* op = wait_operation.load(std::memory_order_relaxed);
-  const int peer = op ? wait_peer.load(std::memory_order_relaxed)
-                      : pending_peer.load(std::memory_order_relaxed);
+  const int peer =
+      op ? wait_peer.load(std::memory_order_relaxed) : pending_peer.load(std::memory_order_relaxed);
   if (peer >= 0) {
     return "waiting for rank " + std::to_string(peer) + (op ? std::string(" in ") + op : "") +
            ": rank " + std::to_string(peer) + " did not send (stopped or stuck?)";
   }
   if (op) {
-    return std::string("waiting in ") + op +
-           ": another rank did not arrive (stopped or stuck?)";
+    return std::string("waiting in ") + op + ": another rank did not arrive (stopped or stuck?)";
   }
   return "no record, message or collective completed on this rank";
 }
 
 void watch(int rank, int ranks, double timeout) {
   using clock = std::chrono::steady_clock;
-  const auto period = std::chrono::milliseconds(
-      static_cast<long>(std::clamp(timeout * 1000 / 4, 50.0, 1000.0)));
+  const auto period =
+      std::chrono::milliseconds(static_cast<long>(std::clamp(timeout * 1000 / 4, 50.0, 1000.0)));
   std::uint64_t last = total_ticks();
   auto last_change = clock::now();
   Watcher& w = watcher_state();

@@ -1,6 +1,6 @@
-#include "rotor/distarray/DistArray.h"
 #include "rotor/distarray/Loaders.h"
 #include "LoaderTestUtil.h"
+#include "rotor/distarray/DistArray.h"
 
 #include <gtest/gtest.h>
 

@@ -43,207 +43,243 @@ struct M { Mat W{{8, 2}}; Mat H{{8, 2}};
   void train(Data& d) {
 #pragma rotor parallel_for
     for (const Rating& r : d) { W(r.user, 0) += H(r.item, 0); }
-  } };)", nullptr},
+  } };)",
+     nullptr},
     {"member_array_both_fields_written", R"(
 struct M { Mat W{{8, 2}}; Mat H{{8, 2}};
   void train(Data& d) {
 #pragma rotor parallel_for
     for (const Rating& r : d) { W(r.user, 0) += 1; H(r.user, 0) += W(r.item, 1); }
-  } };)", "W"},
+  } };)",
+     "W"},
     {"member_scalar", R"(
 struct M { Mat W{{8, 2}}; long count = 0;
   void train(Data& d) {
 #pragma rotor parallel_for
     for (const Rating& r : d) { W(r.user, 0) += 1; count++; }
-  } };)", "'count' is declared outside"},
+  } };)",
+     "'count' is declared outside"},
     {"member_raw_pointer", R"(
 struct M { float* raw = nullptr;
   void train(Data& d) {
 #pragma rotor parallel_for
     for (const Rating& r : d) { raw[r.user] += 1; }
-  } };)", "writes through 'raw'"},
+  } };)",
+     "writes through 'raw'"},
     {"member_int_table", R"(
 struct M { int** nw = nullptr;
   void train(Data& d) {
 #pragma rotor parallel_for
     for (const Rating& r : d) { nw[r.user][r.item]++; }
-  } };)", "whose target Rotor cannot tell"},
+  } };)",
+     "whose target Rotor cannot tell"},
     {"helper_through_this", R"(
 struct M { std::vector<int> counts;
   void bump(int u) { counts[u] += 1; }
   void train(Data& d) {
 #pragma rotor parallel_for
     for (const Rating& r : d) { bump(r.user); }
-  } };)", "'counts' is declared outside"},
+  } };)",
+     "'counts' is declared outside"},
     // ---- raw pointers and references ----
     {"raw_pointer_parameter", R"(
 void f(Data& d, float* W) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { W[r.user] += r.value; }
-})", "writes through 'W'"},
+})",
+     "writes through 'W'"},
     {"pointer_taken_before_the_loop", R"(
 void f(Data& d, Mat& A) {
   float* base = &A(0, 0);
 #pragma rotor parallel_for
   for (const Rating& r : d) { base[r.item * 2] -= 1; }
-})", "writes through 'base'"},
+})",
+     "writes through 'base'"},
     {"read_through_outside_pointer", R"(
 void f(Data& d, Mat& A, const float* p) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { A(r.user, 0) += p[r.item]; }
-})", "reads through 'p'"},
+})",
+     "reads through 'p'"},
     {"local_reference_to_outside", R"(
 void f(Data& d, Mat& A, std::vector<int>& v) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { int& c = v[r.user]; c += 1; A(r.user, 0) += 1; }
-})", "'v' is declared outside"},
+})",
+     "'v' is declared outside"},
     {"inner_range_for_over_outside", R"(
 void f(Data& d, std::vector<int>& v) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { for (int& x : v) { x += r.user; } }
-})", "'v' is declared outside"},
+})",
+     "'v' is declared outside"},
     // ---- outside RNGs and C library state ----
     {"outside_engine", R"(
 void f(Data& d, Mat& A, std::mt19937& rng) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { A(r.user, 0) += rng() % 3; }
-})", "'rng' is declared outside"},
+})",
+     "'rng' is declared outside"},
     {"outside_distribution", R"(
 void f(Data& d, Mat& A, std::mt19937& rng) {
   std::uniform_real_distribution<float> u;
 #pragma rotor parallel_for
   for (const Rating& r : d) { A(r.user, 0) += u(rng); }
-})", "is declared outside"},
+})",
+     "is declared outside"},
     {"rand", R"(
 void f(Data& d, Mat& A) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { A(r.user, 0) += std::rand() % 3; }
-})", "call to 'rand'"},
+})",
+     "call to 'rand'"},
     {"strtok", R"(
 void f(Data& d, Mat& A, char* s) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { A(r.user, 0) += std::strtok(nullptr, ",") != nullptr; }
-})", "call to 'strtok'"},
+})",
+     "call to 'strtok'"},
     // ---- keys changed where the key scan did not look ----
     {"key_written_by_helper", R"(
 static void reset(Rating& r) { r.user = 0; }
 void f(Data& d, Mat& A) {
 #pragma rotor parallel_for
   for (Rating& r : d) { reset(r); A(r.user, 0) += 1; }
-})", "key field 'user'"},
+})",
+     "key field 'user'"},
     {"key_written_through_reference", R"(
 void f(Data& d, Mat& A) {
 #pragma rotor parallel_for
   for (Rating& r : d) { Rating& q = r; q.user = 0; A(r.user, 0) += 1; }
-})", "key field 'user'"},
+})",
+     "key field 'user'"},
     {"helper_parameter_reassigned", R"(
 static void add(Mat& A, int u) { u = 0; A(u, 0) += 1; }
 void f(Data& d, Mat& A) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { add(A, r.user); }
-})", "A"},
+})",
+     "A"},
     {"index_point_written", R"(
 void f(rotor::IndexSpace<2>& g, Mat& A) {
 #pragma rotor parallel_for
   for (auto [i, j] : g) { i = 0; A(i, 0) += j; }
-})", "A"},
+})",
+     "A"},
     {"static_local_key", R"(
 void f(Data& d, Mat& A) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { static const int u = r.user; A(u, 0) += 1; }
-})", "static variable 'u'"},
+})",
+     "static variable 'u'"},
     // ---- integer types ----
     {"narrowing_cast_key", R"(
 void f(Data& d, Mat& A) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { A(static_cast<std::uint8_t>(r.user), 0) += 1; }
-})", "A"},
+})",
+     "A"},
     {"narrow_local_key", R"(
 void f(Data& d, Mat& A) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { std::int16_t u = r.user; A(u, 0) += 1; }
-})", "A"},
+})",
+     "A"},
     {"widening_cast_key", R"(
 void f(Data& d, Mat& A) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { A(static_cast<std::int64_t>(r.user), 0) += 1; }
-})", nullptr},
+})",
+     nullptr},
     // ---- hidden state ----
     {"static_in_helper", R"(
 static int next() { static int n = 0; return n++; }
 void f(Data& d, Mat& A) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { A(r.user, 0) += next(); }
-})", "static variable 'n'"},
+})",
+     "static variable 'n'"},
     {"mutable_lambda_outside", R"(
 void f(Data& d, Mat& A) {
   auto counter = [n = 0]() mutable { return n++; };
 #pragma rotor parallel_for
   for (const Rating& r : d) { A(r.user, 0) += counter(); }
-})", "'counter' is declared outside"},
+})",
+     "'counter' is declared outside"},
     {"std_function", R"(
 void f(Data& d, Mat& A, std::function<float(int)> g) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { A(r.user, 0) += g(r.item); }
-})", "std::function"},
+})",
+     "std::function"},
     {"virtual_call", R"(
 struct Base { virtual float step(int) { return 1; } virtual ~Base() = default; };
 void f(Data& d, Mat& A, Base& b) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { A(r.user, 0) += b.step(r.item); }
-})", "virtual call"},
+})",
+     "virtual call"},
     {"user_namespace_rotor", R"(
 namespace rotor { namespace user { inline int total = 0; inline int bump() { return ++total; } } }
 void f(Data& d, Mat& A) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { A(r.user, 0) += rotor::user::bump(); }
-})", "'total' is declared outside"},
+})",
+     "'total' is declared outside"},
     {"constructor_writes_global", R"(
 inline int g_made = 0;
 struct Made { int v; explicit Made(int x) : v(x) { ++g_made; } };
 void f(Data& d, Mat& A) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { Made m(r.item); A(r.user, 0) += m.v; }
-})", "'g_made' is declared outside"},
+})",
+     "'g_made' is declared outside"},
     {"destructor_writes_global", R"(
 inline int g_gone = 0;
 struct Gone { int v = 1; ~Gone() { g_gone += v; } };
 void f(Data& d, Mat& A) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { Gone g; A(r.user, 0) += g.v; }
-})", "g_gone"},
+})",
+     "g_gone"},
     // ---- writes through const or by-value accessors ----
     {"map_subscript_inserts", R"(
 void f(Data& d, Mat& A, std::map<int, int>& seen) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { A(r.user, 0) += seen[r.item]; }
-})", "'seen' is declared outside"},
+})",
+     "'seen' is declared outside"},
     {"vector_bool", R"(
 void f(Data& d, Mat& A, std::vector<bool>& flags) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { flags[r.item] = true; A(r.user, 0) += 1; }
-})", "'flags' is declared outside"},
+})",
+     "'flags' is declared outside"},
     {"shared_ptr", R"(
 void f(Data& d, Mat& A, const std::shared_ptr<std::vector<int>>& p) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { (*p)[r.item] += 1; A(r.user, 0) += 1; }
-})", "whose target Rotor cannot tell"},
+})",
+     "whose target Rotor cannot tell"},
     {"reference_wrapper", R"(
 void f(Data& d, Mat& A, std::reference_wrapper<int> c) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { c.get() += 1; A(r.user, 0) += 1; }
-})", "whose target Rotor cannot tell"},
+})",
+     "whose target Rotor cannot tell"},
     // ---- array writes not recorded ----
     {"lambda_returns_element_by_reference", R"(
 void f(Data& d, Mat& A) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { auto at = [&]() -> float& { return A(0, 0); }; at() += r.value; }
-})", "A"},
+})",
+     "A"},
     {"conditional_alias", R"(
 void f(Data& d, Mat& W, Mat& H) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { auto x = r.value > 0 ? W.row(r.user) : H.row(r.user); x(0) += 1; H(r.item, 1) += W(r.item, 1); }
-})", "dependence"},
+})",
+     "dependence"},
     // ---- reductions touched outside the loop's text ----
     {"reduction_by_outside_lambda", R"(
 void f(Data& d, Mat& A) {
@@ -251,31 +287,36 @@ void f(Data& d, Mat& A) {
   auto add = [&](double x) { loss += x; };
 #pragma rotor parallel_for
   for (const Rating& r : d) { A(r.user, 0) += 1; add(r.value); }
-})", "outside the loop's text"},
+})",
+     "outside the loop's text"},
     {"reduction_read_by_helper", R"(
 static double half(double x) { return x / 2; }
 void f(Data& d, Mat& A) {
   double loss = 0;
 #pragma rotor parallel_for
   for (const Rating& r : d) { A(r.user, 0) += half(loss); loss += r.value; }
-})", "also used otherwise"},
+})",
+     "also used otherwise"},
     {"accumulator_value_inside", R"(
 void f(Data& d, Mat& A) {
   rotor::Accumulator<double> acc;
 #pragma rotor parallel_for
   for (const Rating& r : d) { acc += r.value; A(r.user, 0) += acc.value(); }
-})", "accumulator"},
+})",
+     "accumulator"},
     {"own_dataset_by_index", R"(
 void f(Data& d, Mat& A) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { A(r.user, 0) += d[0].value; }
-})", "own dataset"},
+})",
+     "own dataset"},
     {"ordered_floating_sum", R"(
 void f(rotor::IndexSpace<2>& g, Mat& A) {
   double sum = 0;
 #pragma rotor parallel_for ordered
   for (auto [i, j] : g) { if (i > 0) { A(i, j) += A(i - 1, j); } sum += A(i, j); }
-})", "floating-point sum in an ordered loop"},
+})",
+     "floating-point sum in an ordered loop"},
     // ---- shapes that stay parallel ----
     {"mf_rows_and_reduction", R"(
 double f(Data& d, Mat& W, Mat& H) {
@@ -284,25 +325,29 @@ double f(Data& d, Mat& W, Mat& H) {
   for (const Rating& r : d) { auto w = W.row(r.user); auto h = H.row(r.item);
     const float e = r.value - w.dot(h); loss += e * e; w += 0.1f * e * h; h += 0.1f * e * w; }
   return loss;
-})", nullptr},
+})",
+     nullptr},
     {"local_containers_and_math", R"(
 void f(Data& d, Mat& W) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { std::vector<float> p(2); std::array<int, 2> q{};
     for (int k = 0; k < 2; ++k) { p[k] = std::exp(W(r.user, k)); q[k] = k; }
     float* first = p.data(); first[1] += 1; W(r.user, 0) = std::max(p[0], p[1]) + q[1]; }
-})", nullptr},
+})",
+     nullptr},
     {"local_engine_seeded_per_record", R"(
 void f(Data& d, Mat& W) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { std::mt19937 g(r.user * 31 + r.item); std::uniform_real_distribution<float> u;
     W(r.user, 0) += u(g); }
-})", nullptr},
+})",
+     nullptr},
     {"read_only_outside_vector", R"(
 void f(Data& d, Mat& W, const std::vector<float>& scale) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { W(r.user, 0) += scale[r.item]; }
-})", nullptr},
+})",
+     nullptr},
 };
 
 class DenyByDefault : public ::testing::TestWithParam<Case> {};

@@ -1,5 +1,5 @@
-// A small SGD-MF-shaped program whose rank 1 (rank 0 when alone) fails in the middle of an epoch, for
-// run_failure_test.sh. Usage: runtime_failure_program MODE [--rotor-...]
+// A small SGD-MF-shaped program whose rank 1 (rank 0 when alone) fails in the middle of an epoch,
+// for run_failure_test.sh. Usage: runtime_failure_program MODE [--rotor-...]
 //   kill    rank 1 sends itself SIGKILL inside the parallel loop of epoch 3
 //   throw   rank 1 throws inside the parallel loop of epoch 3 (the engine aborts the job)
 //   escape  rank 1 throws between epochs; nothing catches it (std::terminate)

@@ -55,7 +55,8 @@ TEST(Settings, WatchdogTimeout) {
     EXPECT_EQ(detail::watchdog_timeout(), 2.5);
     EXPECT_EQ(a.argc, 2);
   }
-  expect_error({"p", "--rotor-timeout=soon"}, "--rotor-timeout='soon': expected a number of seconds");
+  expect_error({"p", "--rotor-timeout=soon"},
+               "--rotor-timeout='soon': expected a number of seconds");
   expect_error({"p", "--rotor-timeout=-1"}, "expected a number of seconds >= 0");
   expect_error({"p", "--rotor-timeout"}, "needs a value");
   Args off({"p", "--rotor-timeout=0"});

@@ -98,7 +98,8 @@ struct Reduction {
 struct Escape {
   enum class Kind {
     outside_write, ///< a write to a variable declared outside the loop that is not a reduction
-    pointer_taken, ///< a pointer or reference whose target cannot be followed (`data()`, raw pointers)
+    pointer_taken, ///< a pointer or reference whose target cannot be followed (`data()`, raw
+                   ///< pointers)
     unknown_call,  ///< a call whose effects are unknown (invisible body, recursion, virtual)
     control_flow,  ///< `break`, `return` or `goto` out of the loop body
   };

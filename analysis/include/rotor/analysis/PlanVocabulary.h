@@ -76,8 +76,10 @@ constexpr const char* name_in(const std::array<Named<Enum>, N>& table, Enum valu
 
 } // namespace vocabulary_detail
 
-static_assert(vocabulary_detail::in_enum_order(plan_kinds), "plan_kinds: one row per kind, in order");
-static_assert(vocabulary_detail::in_enum_order(array_roles), "array_roles: one row per role, in order");
+static_assert(vocabulary_detail::in_enum_order(plan_kinds),
+              "plan_kinds: one row per kind, in order");
+static_assert(vocabulary_detail::in_enum_order(array_roles),
+              "array_roles: one row per role, in order");
 static_assert(plan_kinds.back().value == PlanKind::serial, "plan_kinds ends with the last kind");
 static_assert(array_roles.back().value == ArrayRole::local, "array_roles ends with the last role");
 

@@ -233,8 +233,7 @@ public:
   template <class F> std::vector<std::int64_t> remap(F Record::*f, std::uint64_t seed) {
     static_assert(std::is_integral_v<F>, "remap() needs an integer field");
     const std::int64_t n = extent(f);
-    detail::check_allocation("Dataset::remap's permutation (int64_t)", &n, 1,
-                             sizeof(std::int64_t));
+    detail::check_allocation("Dataset::remap's permutation (int64_t)", &n, 1, sizeof(std::int64_t));
     std::vector<std::int64_t> perm = detail::random_permutation(n, seed);
     ++version_;
     for (Record& r : records_) {

@@ -79,8 +79,7 @@ public:
                                     std::to_string(shape_[d]) + " (must be >= 0)");
       }
     }
-    detail::check_array_allocation(detail::element_type_of<T>(), N, shape_.data(), sizeof(T),
-                                   name);
+    detail::check_array_allocation(detail::element_type_of<T>(), N, shape_.data(), sizeof(T), name);
     std::int64_t n = 1;
     for (int d = 0; d < N; ++d) {
       n *= shape_[d];

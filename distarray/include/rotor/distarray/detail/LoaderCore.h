@@ -79,8 +79,8 @@ struct RecordLayout {
   std::size_t record_size;
 };
 
-/// Most bytes of records one rank may load (default: detail::rank_memory_limit(), MemoryLimit.h). A loader
-/// that would need more stops with an InputError instead of being killed by the OS.
+/// Most bytes of records one rank may load (default: detail::rank_memory_limit(), MemoryLimit.h). A
+/// loader that would need more stops with an InputError instead of being killed by the OS.
 std::size_t loader_memory_limit();
 /// Changes the limit (0 restores the default); fuzzers and tests lower it.
 void set_loader_memory_limit(std::size_t bytes);
