@@ -90,7 +90,8 @@ int main(int argc, char** argv) {
       {{"W", rotor::codegen::Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}},
        {"H", rotor::codegen::Role::rotating, 1, true, {{1, 0, 0}, {-1, 0, 0}}}},
       {"loss"},
-      ""};
+      "",
+      /*may_throw*/ false}; // as rotor-cc proves for this body
   double later_seconds = 0, later_cpu = 0, transfer = 0, exposed = 0, loss = 0;
   for (long epoch = 0; epoch < epochs; ++epoch) {
     loss = 0;

@@ -5,12 +5,14 @@
 #include "Lowering.h"
 #include "MainSession.h"
 #include "PragmaHandler.h"
+#include "ThrowAnalysis.h"
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
 #include <clang/Lex/Lexer.h>
+#include <clang/Lex/Preprocessor.h>
 #include <clang/Rewrite/Core/Rewriter.h>
 #include <clang/Tooling/Tooling.h>
 
@@ -65,8 +67,9 @@ private:
 class Consumer : public ASTConsumer {
 public:
   Consumer(std::vector<RotorPragma>& pragmas, FileResult& result, const Options& options,
-           std::string name, const SourceManager& sm)
-      : pragmas_(pragmas), result_(result), options_(options), name_(std::move(name)), sm_(sm) {}
+           std::string name, const SourceManager& sm, Preprocessor& pp)
+      : pragmas_(pragmas), result_(result), options_(options), name_(std::move(name)), sm_(sm),
+        pp_(pp) {}
 
   bool shouldSkipFunctionBody(Decl* d) override {
     return sm_.isInSystemHeader(sm_.getExpansionLoc(d->getLocation()));
@@ -102,6 +105,8 @@ public:
         continue;
       }
       LoweredLoop lowered = lower_loop(ctx, *loop, p, name_, result_.diagnostics);
+      // checked accesses (ROTOR_CHECK_ACCESS) throw from Rotor's accessors
+      lowered.may_throw = may_throw(loop->getBody(), pp_.isMacroDefined("ROTOR_CHECK_ACCESS"));
       if (lowered.failed) {
         result_.ok = false;
         continue;
@@ -110,6 +115,7 @@ public:
       lr.model = lowered.model;
       lr.plan = analysis::plan_loop(lowered.model);
       lr.gpu = lowered.gpu;
+      lr.may_throw = lowered.may_throw;
       if (lr.plan.kind == analysis::PlanKind::serial) {
         result_.remarks.push_back(make_diagnostic(sm, loop->getForLoc(), Severity::warning,
                                                   "loop not parallelized: " + lr.plan.reason,
@@ -182,6 +188,7 @@ private:
   const Options& options_;
   std::string name_;
   const SourceManager& sm_;
+  Preprocessor& pp_;
   bool collected_ = false;
   std::map<unsigned, CXXForRangeStmt*> range_fors_;
 };
@@ -222,7 +229,8 @@ public:
     return true;
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
-    return std::make_unique<Consumer>(pragmas_, result_, options_, name_, ci.getSourceManager());
+    return std::make_unique<Consumer>(pragmas_, result_, options_, name_, ci.getSourceManager(),
+                                      ci.getPreprocessor());
   }
 
 private:

@@ -125,7 +125,8 @@ std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
   }
   os << "},\n"
      << indent << "    /*reductions*/ {" << join(reds) << "}, /*reason*/ "
-     << quoted(plan.kind == analysis::PlanKind::serial ? plan.reason : "") << "}";
+     << quoted(plan.kind == analysis::PlanKind::serial ? plan.reason : "") << ", /*may_throw*/ "
+     << (loop.may_throw ? "true" : "false") << "}";
   return os.str();
 }
 

@@ -23,6 +23,7 @@ struct LoweredLoop {
   int index_rank = 0;                           ///< IndexSpace<N>: N
   std::vector<std::string> bindings;            ///< `auto [i, j] : grid`: {"i", "j"}
   bool writes_records = false;                  ///< body writes fields of its (reference) record
+  bool may_throw = true;                        ///< the body may throw (ThrowAnalysis.h)
   std::vector<std::string> reductions;          ///< names bound in the reductions tuple
   std::vector<clang::SourceLocation> continues; ///< `continue` of this loop (to `return`)
   std::vector<clang::SourceLocation> breaks;    ///< `break` of this loop

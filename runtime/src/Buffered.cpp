@@ -2,6 +2,7 @@
 // coordinator (clocks, SSP wait, merge rounds). docs/design/buffered.md describes the protocol.
 
 #include "rotor/runtime/Buffered.h"
+#include "LoopWhere.h"
 
 #include "Schedule.h"
 #include "SessionState.h"
@@ -218,7 +219,7 @@ bool buffered_use_sparse(std::int64_t elements, std::size_t elem_bytes, double l
 BufferedPlan plan_buffered(const codegen::LoopSpec& spec, const ExecutionInfo& info) {
   const BufferedSettings& s = buffered_settings();
   BufferedPlan plan;
-  plan.across = !info.redundant && comm().size() > 1;
+  plan.across = !info.redundant() && comm().size() > 1;
   if (s.flush_every <= 0) {
     return plan;
   }
@@ -227,12 +228,12 @@ BufferedPlan plan_buffered(const codegen::LoopSpec& spec, const ExecutionInfo& i
   const bool buffered = std::any_of(spec.arrays.begin(), spec.arrays.end(), [](const auto& a) {
     return a.role == codegen::Role::buffered;
   });
-  if (!buffered || info.mode != "distributed") {
+  if (!buffered || info.placement != Placement::distributed) {
     return plan;
   }
   const auto parallelism = static_cast<int>(oneapi::tbb::global_control::active_value(
       oneapi::tbb::global_control::max_allowed_parallelism));
-  std::string where = std::string(spec.file) + ":" + std::to_string(spec.line);
+  std::string where = loop_where(spec);
   if (!one_step) {
     // Workers of a multi-step plan do not all run at once, and every rank ends each step anyway:
     // merge there (docs/design/buffered.md, "Multi-step plans").

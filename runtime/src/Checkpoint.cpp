@@ -1,4 +1,5 @@
 #include "Checkpoint.h"
+#include "LoopWhere.h"
 
 #include "SessionState.h"
 #include "rotor/runtime/detail/Checkpoint.h"
@@ -70,10 +71,6 @@ CheckpointState& state() {
 
 const SessionSettings& settings() {
   return session_state().settings;
-}
-
-std::string where(const codegen::LoopSpec& spec) {
-  return std::string(spec.file) + ":" + std::to_string(spec.line);
 }
 
 [[noreturn]] void fail(const std::string& message) {
@@ -287,7 +284,7 @@ void write_checkpoint(const codegen::LoopSpec& spec) {
       write_string_attribute(file, "format", kFormat);
       write_attribute(file, "executions", st.executions);
       write_attribute(file, "ranks", c.size());
-      write_string_attribute(file, "loop", where(spec));
+      write_string_attribute(file, "loop", loop_where(spec));
       for (std::size_t i = 0; i < st.arrays.size(); ++i) {
         const ArrayEntry& a = st.arrays[i];
         std::vector<hsize_t> dims(a.shape.begin(), a.shape.end());
@@ -610,7 +607,7 @@ void checkpoint_after_execution(const codegen::LoopSpec& spec, SpaceAccess& spac
     const auto i = static_cast<std::size_t>(st.executions);
     const std::uint64_t begin = st.reduction_offsets[i], end = st.reduction_offsets[i + 1];
     if (end - begin != reductions.size()) {
-      fail("loop execution " + std::to_string(i + 1) + " (" + where(spec) + ") has " +
+      fail("loop execution " + std::to_string(i + 1) + " (" + loop_where(spec) + ") has " +
            std::to_string(reductions.size()) + " bytes of reductions, the checkpoint " +
            std::to_string(end - begin) + " (another program, or other arguments?)");
     }
@@ -624,7 +621,7 @@ void checkpoint_after_execution(const codegen::LoopSpec& spec, SpaceAccess& spac
   // The previous execution of this loop site: arrays bound since then form the current cycle
   // (typically one epoch) and are alive now; older ones are put back at their next binding.
   std::int64_t previous_of_site = 0;
-  const std::string site = where(spec);
+  const std::string site = loop_where(spec);
   bool seen_site = false;
   for (auto& [name, last] : st.last_of_site) {
     if (name == site) {

@@ -1,5 +1,6 @@
 #include "rotor/runtime/detail/MemoryCheck.h"
 
+#include "LoopWhere.h"
 #include "SessionState.h"
 #include "rotor/distarray/MemoryLimit.h"
 
@@ -58,8 +59,7 @@ void check_loop_memory(const codegen::LoopSpec& spec, SpaceAccess& space,
   if (any_over == 0) {
     return;
   }
-  std::string msg = "rotor: the loop at " + std::string(spec.file) + ":" +
-                    std::to_string(spec.line) + " would not fit in memory: ";
+  std::string msg = "rotor: the loop at " + loop_where(spec) + " would not fit in memory: ";
   if (over) {
     msg = "[rank " + std::to_string(c.rank()) + "] " + msg + "it needs about " + human(need) +
           " more on this rank (worker copies of buffered arrays " + human(buffers) +

@@ -1,4 +1,5 @@
 #include "Observability.h"
+#include "LoopWhere.h"
 
 #include "Comm.h"
 #include "Metrics.h"
@@ -174,9 +175,9 @@ void LoopProbe::begin(const codegen::LoopSpec& spec, const ExecutionInfo& info,
   if (!on_) {
     return;
   }
-  loop_ = std::string(spec.file) + ":" + std::to_string(spec.line);
-  plan_ = info.mode.rfind("serial", 0) == 0 ? "serial" : kind_name(spec.kind);
-  redundant_ = info.redundant;
+  loop_ = loop_where(spec);
+  plan_ = kind_name(info.kind);
+  redundant_ = info.redundant();
   execution_ = ++executions_[loop_];
   slots_.assign(static_cast<std::size_t>(std::max(1, info.slots)), Slot{});
   bytes_ = 0;

@@ -269,4 +269,9 @@ void record_loop_order(const void* dataset, const char* file, int line,
   }
 }
 
+std::vector<std::size_t>& last_step_sizes() {
+  static std::vector<std::size_t> sizes;
+  return sizes;
+}
+
 } // namespace rotor::detail

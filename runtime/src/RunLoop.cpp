@@ -240,11 +240,24 @@ bool choose_sparse(const codegen::LoopSpec& spec, LoopFrame& frame,
   return any;
 }
 
+/// Combines the slots' reduction partials into the reduction variables (slot order, then rank
+/// order when `across_ranks`).
+void combine_partials(LoopFrame& frame, int slots, bool across_ranks) {
+  auto& reductions = LoopFrameAccess::reductions(frame);
+  const std::size_t nr = reductions.size();
+  const auto& slot_reductions = LoopFrameAccess::slot_reductions(frame);
+  for (std::size_t j = 0; j < nr; ++j) {
+    std::vector<const char*> parts;
+    for (std::size_t s = 0; s < static_cast<std::size_t>(slots); ++s) {
+      parts.push_back(static_cast<const char*>(slot_reductions[s * nr + j]));
+    }
+    combine_reduction(reductions[j].target, *reductions[j].ops, parts, across_ranks);
+  }
+}
+
 /// After the loop: merges buffered arrays and combines reductions into the originals; keeps the
 /// workers' density for the next execution's choice of buffers.
 void finish_slots(const codegen::LoopSpec& spec, LoopFrame& frame, int slots, bool across_ranks) {
-  auto& reductions = LoopFrameAccess::reductions(frame);
-  const std::size_t nr = reductions.size();
   if (auto& coordinator = LoopFrameAccess::coordinator(frame)) {
     coordinator->finish();
     BufferedStats& st = buffered_stats();
@@ -267,15 +280,51 @@ void finish_slots(const codegen::LoopSpec& spec, LoopFrame& frame, int slots, bo
                    static_cast<long long>(st.held_rows));
     }
   }
-  const auto& slot_reductions = LoopFrameAccess::slot_reductions(frame);
-  for (std::size_t j = 0; j < nr; ++j) {
-    std::vector<const char*> parts;
-    for (std::size_t s = 0; s < static_cast<std::size_t>(slots); ++s) {
-      parts.push_back(static_cast<const char*>(slot_reductions[s * nr + j]));
-    }
-    combine_reduction(reductions[j].target, *reductions[j].ops, parts, across_ranks);
-  }
+  combine_partials(frame, slots, across_ranks);
 }
+
+/// The template's runner, and what undoing a step of a loop that may throw needs on this side:
+/// the slots' reduction partials as they were when the step started (the engine undoes the
+/// arrays and records, StepUndo.h).
+class UndoableRunner final : public CellRunner {
+public:
+  UndoableRunner(CellRunner& body, LoopFrame& frame) : body_(body), frame_(frame) {}
+  bool run_records(int slot, std::size_t begin, std::size_t end) override {
+    return body_.run_records(slot, begin, end);
+  }
+  bool run_box(int slot, const std::int64_t* lo, const std::int64_t* hi) override {
+    return body_.run_box(slot, lo, hi);
+  }
+  bool run_list(int slot, const std::size_t* indices, std::size_t count) override {
+    return body_.run_list(slot, indices, count);
+  }
+  void cell_finished(int slot) override { body_.cell_finished(slot); }
+  void step_finished() override { body_.step_finished(); }
+  void step_starting() override {
+    kept_.clear();
+    for_each_partial([&](const char* p, std::size_t n) { kept_.insert(kept_.end(), p, p + n); });
+  }
+  void undo_step() override {
+    std::size_t at = 0;
+    for_each_partial([&](char* p, std::size_t n) {
+      std::memcpy(p, kept_.data() + at, n);
+      at += n;
+    });
+  }
+
+private:
+  template <class Fn> void for_each_partial(Fn&& fn) {
+    const auto& reductions = LoopFrameAccess::reductions(frame_);
+    const auto& slot_reductions = LoopFrameAccess::slot_reductions(frame_);
+    for (std::size_t i = 0; i < slot_reductions.size(); ++i) {
+      fn(static_cast<char*>(slot_reductions[i]), reductions[i % reductions.size()].ops->bytes);
+    }
+  }
+
+  CellRunner& body_;
+  LoopFrame& frame_;
+  std::vector<char> kept_;
+};
 
 } // namespace
 
@@ -306,7 +355,7 @@ void run_erased_loop(const codegen::LoopSpec& spec, SpaceAccess& space, LoopFram
     }
   }
   const ExecutionInfo info = plan_execution(spec, space, arrays_alias(frame));
-  const bool serial = info.mode == "serial";
+  const bool serial = info.kind == codegen::Kind::serial;
   std::vector<bool> buffered(n_arrays);
   std::size_t bound_bytes = 0, buffered_bytes = 0;
   for (std::size_t i = 0; i < n_arrays; ++i) {
@@ -329,8 +378,16 @@ void run_erased_loop(const codegen::LoopSpec& spec, SpaceAccess& space, LoopFram
   }
   const bool any_buffered = std::find(buffered.begin(), buffered.end(), true) != buffered.end();
   const auto validation = LoopValidation::start(spec, space, frame, info, any_buffered);
-  execute(spec, space, bindings, spec_index, {}, runner, info);
-  finish_slots(spec, frame, info.slots, !info.redundant && session_ranks() > 1);
+  UndoableRunner undoable(runner, frame);
+  try {
+    execute(spec, space, bindings, spec_index, undoable, info);
+  } catch (...) {
+    // one process (across ranks the engine ended the job): the reductions get the partials of
+    // the completed steps, like the arrays (a serial plan: of the records before the throw)
+    combine_partials(frame, info.slots, false);
+    throw;
+  }
+  finish_slots(spec, frame, info.slots, !info.redundant() && session_ranks() > 1);
   loop_finished();
   if (validation) {
     validation->finish(runner);

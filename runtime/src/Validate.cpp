@@ -1,6 +1,7 @@
 // --rotor-validate (Validate.h): snapshot, replay of the recorded order, verdict.
 
 #include "Validate.h"
+#include "LoopWhere.h"
 
 #include "Comm.h"
 #include "LoopFrameAccess.h"
@@ -25,8 +26,7 @@ namespace {
 std::int64_t validated = 0; ///< executions that passed (the session's thread only)
 
 std::string loop_name(const codegen::LoopSpec& spec) {
-  return std::string(spec.file) + ":" + std::to_string(spec.line) + " (" + kind_name(spec.kind) +
-         ")";
+  return loop_where(spec) + " (" + kind_name(spec.kind) + ")";
 }
 
 /// Says once per loop why its executions are not validated.
@@ -168,7 +168,7 @@ std::int64_t validated_executions() {
 std::unique_ptr<LoopValidation> LoopValidation::start(const codegen::LoopSpec& spec,
                                                       SpaceAccess& space, LoopFrame& frame,
                                                       const ExecutionInfo& info, bool buffered) {
-  if (!session_state().settings.validate || info.mode == "serial") {
+  if (!session_state().settings.validate || info.kind == codegen::Kind::serial) {
     return nullptr; // a serial execution is its own replay
   }
   if (spec.kind == codegen::Kind::data_parallel) {

@@ -9,7 +9,7 @@ void until_negative(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 1>&
           /*ordered*/ false, /*writes_records*/ false, ::rotor::codegen::Device::cpu,
           /*arrays*/ {
               {"bu", ::rotor::codegen::Role::local, -1, true, {{0, 0, 0}}}},
-          /*reductions*/ {}, /*reason*/ "the loop body has control flow out of the loop body ('break' leaves the loop early) at break_escape.cpp:7:7"},
+          /*reductions*/ {}, /*reason*/ "the loop body has control flow out of the loop body ('break' leaves the loop early) at break_escape.cpp:7:7", /*may_throw*/ false},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
       std::tie(bu), std::tie(),
       [&](const Rating& r, auto& bu) -> bool {

@@ -9,7 +9,7 @@ void positive(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 1>& bu) {
           /*ordered*/ false, /*writes_records*/ false, ::rotor::codegen::Device::cpu,
           /*arrays*/ {
               {"bu", ::rotor::codegen::Role::partitioned, 0, true, {{0, 0, 0}}}},
-          /*reductions*/ {}, /*reason*/ ""},
+          /*reductions*/ {}, /*reason*/ "", /*may_throw*/ false},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
       std::tie(bu), std::tie(),
       [&](const Rating& r, auto& bu) {

@@ -12,7 +12,7 @@ double rmse_sum(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 1>& bu)
           /*ordered*/ false, /*writes_records*/ false, ::rotor::codegen::Device::cpu,
           /*arrays*/ {
               {"bu", ::rotor::codegen::Role::replicated, -1, false, {{0, 0, 0}}}},
-          /*reductions*/ {"total"}, /*reason*/ ""},
+          /*reductions*/ {"total"}, /*reason*/ "", /*may_throw*/ false},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
       std::tie(bu), std::tie(total),
       [&](const Rating& r, auto& bu, auto& total) {

@@ -12,7 +12,7 @@ double train(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& W,
           /*arrays*/ {
               {"W", ::rotor::codegen::Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}},
               {"H", ::rotor::codegen::Role::rotating, 1, true, {{1, 0, 0}, {-1, 0, 0}}}},
-          /*reductions*/ {"loss"}, /*reason*/ ""},
+          /*reductions*/ {"loss"}, /*reason*/ "", /*may_throw*/ false},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
       std::tie(W, H), std::tie(loss),
       [&](const Rating& r, auto& W, auto& H, auto& loss) {

@@ -9,7 +9,7 @@ void sweep(rotor::IndexSpace<2>& grid, rotor::DistArray<double, 2>& A) {
           /*ordered*/ true, /*writes_records*/ false, ::rotor::codegen::Device::cpu,
           /*arrays*/ {
               {"A", ::rotor::codegen::Role::partitioned, 0, true, {{0, -1, 0}, {1, -1, 0}}}},
-          /*reductions*/ {}, /*reason*/ ""},
+          /*reductions*/ {}, /*reason*/ "", /*may_throw*/ false},
       grid, ::rotor::codegen::index_keys<2>(),
       std::tie(A), std::tie(),
       [&](const ::rotor::Index<2>& rotor_point, auto& A) { auto [i, j] = rotor_point;

@@ -14,7 +14,7 @@
 /// Distribution: every rank holds the whole array. Inside a parallel loop each worker touches
 /// only the blocks its plan gives it and the runtime moves blocks between ranks; when a loop ends
 /// the runtime makes every rank's copy whole and equal again, so code outside parallel loops sees
-/// the same values on every rank (see docs/design/architecture.md).
+/// the same values on every rank (see docs/architecture.md, "Decisions").
 ///
 /// Copying a DistArray copies its elements (like Eigen::Matrix); moving is cheap.
 
@@ -198,7 +198,7 @@ public:
     detail::load_array_hdf5(path, name, detail::element_type_of<T>(), shape_.data(), N, data_);
   }
   /// A copy of the whole array for evaluation on rank 0. Outside parallel loops every rank's
-  /// copy is already whole and equal (docs/design/architecture.md, decision 3), so this is a plain
+  /// copy is already whole and equal (docs/architecture.md, decision 3), so this is a plain
   /// copy on every rank and needs no communication.
   DistArray gather() const { return *this; }
 

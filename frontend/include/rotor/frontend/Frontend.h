@@ -41,6 +41,7 @@ struct LoopResult {
   analysis::LoopModel model;
   analysis::Plan plan;
   bool gpu = false;
+  bool may_throw = true; ///< the body may throw (src/ThrowAnalysis.h; codegen::LoopSpec::may_throw)
 };
 
 struct Options {

@@ -67,6 +67,10 @@ struct LoopSpec {
   std::vector<ArraySpec> arrays;
   std::vector<const char*> reductions; ///< names, in the order of the reductions tuple
   const char* reason = "";             ///< serial: why (for --rotor-verbose)
+  /// The body may throw (false only when rotor-cc proved it cannot): a step of a parallel plan
+  /// is then undone when one of its cells throws, so the exception leaves the state of the last
+  /// completed step (docs/design/codegen-contract.md, "Exceptions").
+  bool may_throw = true;
 };
 
 /// The key fields of a record, in declaration order (the analysis' LoopModel::fields).

@@ -1,8 +1,9 @@
 #pragma once
 /// \file
 /// The type-erased engine behind rotor::codegen::run_loop. RunLoop.h (templates) adapts the
-/// user's dataset, arrays and body to these interfaces; Engine.cpp (no templates) decides the
-/// layout, the steps and the data movement, and drives the workers. Not for user code.
+/// user's dataset, arrays and body to these interfaces; runtime/src (no templates) picks the
+/// plan's executor (Engine.cpp, Executor.h), which decides the layout, the steps and the data
+/// movement, and drives the workers. Not for user code.
 
 #include "rotor/distarray/detail/ElementType.h"
 #include "rotor/runtime/Codegen.h"
@@ -120,25 +121,41 @@ public:
   /// Every local slot finished the current step (every rank calls it once per step, in step
   /// order, from the engine's thread): buffered arrays of multi-step plans may merge here.
   virtual void step_finished() {}
+  /// A step of a loop that may throw (LoopSpec::may_throw) is about to run on this process
+  /// (single-process runs only; from the engine's thread): keep what undo_step puts back.
+  virtual void step_starting() {}
+  /// A cell of the step that started last threw; the engine undid the step's array and record
+  /// changes, the runner puts back its own (reduction partials) as step_starting saw them.
+  virtual void undo_step() {}
 };
 
-/// How the engine ran the loop, for the template's reductions and buffered merge.
+/// Where a loop's records run on the ranks.
+enum class Placement {
+  every_rank,   ///< every rank runs every record on one slot (serial plans)
+  rank_threads, ///< every rank runs every record on its threads (skewed orders not distributed)
+  distributed,  ///< the records are split over ranks x threads
+};
+const char* placement_name(Placement placement);
+
+/// How the engine runs the loop: which executor, where, on how many slots (also for the
+/// template's reductions and buffered merge).
 struct ExecutionInfo {
-  int slots = 1;          ///< worker slots used on this rank
-  bool redundant = false; ///< every rank ran every record (serial plans): no cross-rank combine
-  std::string mode;       ///< for --rotor-verbose
+  codegen::Kind kind = codegen::Kind::serial; ///< the plan run (serial when the runtime fell back)
+  Placement placement = Placement::every_rank;
+  int slots = 1; ///< worker slots used on this rank
+  /// Every rank ran every record: no cross-rank combine of reductions or buffered arrays.
+  bool redundant() const { return placement != Placement::distributed; }
 };
 
-/// Prepares the loop: decides the execution mode and the number of slots on this rank.
+/// Prepares the loop: decides the plan that runs, its placement and the slots on this rank.
 /// `arrays_alias` forces a serial run (two bound arrays are one object).
 ExecutionInfo plan_execution(const codegen::LoopSpec& spec, SpaceAccess& space, bool arrays_alias);
 
-/// Runs the loop as `info` says, moving array blocks between ranks and syncing written arrays
-/// at the end. Buffered arrays are not in `arrays` (the template merges them). `private_arrays`
-/// lists the identities of worker-private copies (allowed everywhere by the access check).
+/// Runs the loop with the executor of `info.kind`, moving array blocks between ranks and syncing
+/// written arrays at the end. Buffered arrays are not in `arrays` (the template merges them);
+/// arrays[i] is spec.arrays[spec_index[i]].
 void execute(const codegen::LoopSpec& spec, SpaceAccess& space, std::vector<ArrayBinding>& arrays,
-             const std::vector<int>& spec_index, const std::vector<const void*>& private_arrays,
-             CellRunner& runner, const ExecutionInfo& info);
+             const std::vector<int>& spec_index, CellRunner& runner, const ExecutionInfo& info);
 
 /// The loop (execute and the template's merges) is over: metrics, trace and progress bar close
 /// its execution (collective when --rotor-metrics is on).
