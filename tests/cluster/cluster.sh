@@ -36,9 +36,9 @@ cluster_require() {
   elif ! ip link add "${probe}b" type bridge 2> /dev/null; then
     why="no bridges (CONFIG_BRIDGE)"
   fi
-  ip link del "${probe}b" 2> /dev/null
-  ip link del "${probe}v" 2> /dev/null
-  ip netns del "$probe" 2> /dev/null
+  ip link del "${probe}b" 2> /dev/null || true
+  ip link del "${probe}v" 2> /dev/null || true
+  ip netns del "$probe" 2> /dev/null || true
   if [[ -n $why ]]; then
     echo "SKIP: network namespaces cannot be made here: $why"
     exit 77
@@ -60,7 +60,7 @@ cluster_sweep_stale() {
     grep -E '^rc[0-9]+br$'); do
     pid=${link#rc}
     pid=${pid%br}
-    kill -0 "$pid" 2> /dev/null || ip link del "$link" 2> /dev/null
+    kill -0 "$pid" 2> /dev/null || ip link del "$link" 2> /dev/null || true
   done
 }
 
@@ -86,6 +86,9 @@ cluster_up() {
     ip -n "$ns" addr add "$(cluster_addr "$i")/24" dev eth0
     ip -n "$ns" link set lo up
     ip -n "$ns" link set eth0 up
+    # TCP gives up on an unanswered peer after ~13 s instead of ~15 min (tcp_retries2 15): a
+    # partitioned host's daemon is then declared lost by mpirun (see README.md, Partitions).
+    ip netns exec "$ns" sh -c "echo ${CLUSTER_TCP_RETRIES2:-5} > /proc/sys/net/ipv4/tcp_retries2"
     echo "$(cluster_addr "$i") h$i $ns" >> "$CLUSTER_DIR/hosts"
   done
   cluster_log "$n hosts: $(awk '{printf "%s=%s ", $2, $1}' "$CLUSTER_DIR/hosts")(bridge ${CLUSTER_ID}br)"
@@ -151,7 +154,8 @@ cluster_mpi_flags() {
     --mca btl_tcp_if_include "$CLUSTER_SUBNET.0/24" \
     --mca oob_tcp_if_include "$CLUSTER_SUBNET.0/24" \
     --mca plm rsh --mca plm_rsh_agent "$CLUSTER_SCRIPTS/ns-agent.sh" \
-    --mca plm_rsh_no_tree_spawn 1 --mca orte_keep_fqdn_hostnames 1
+    --mca plm_rsh_no_tree_spawn 1 --mca orte_keep_fqdn_hostnames 1 \
+    --mca oob_tcp_keepalive_time 5 --mca oob_tcp_keepalive_intvl 2 --mca oob_tcp_keepalive_probes 3
 }
 
 # cluster_exec I CMD...: run CMD on host I (its namespace, its own hostname hI).

@@ -8,6 +8,12 @@
 #   equiv EXAMPLE "R1 R2"    Ri ranks on host i: sgd_mf bitwise equal to the serial replay of the
 #                            recorded order; lda, logreg (buffered) within the e2e tolerances
 #   checkpoint               sgd_mf checkpoint written on 3 hosts resumes on 2, bitwise equal
+#   kill_host                2 hosts x 2 ranks, every process of host 2 killed mid-epoch: the job
+#                            ends in <= 30 s naming host 2; resumed on host 1 (4 ranks) from the
+#                            last checkpoint: bitwise the uninterrupted 2 x 2 run
+#   sigstop                  2 hosts x 1 rank, rank 1 (host 2) stopped: --rotor-timeout=5 ends
+#                            the job in <= 5 + 30 s, rank 0 naming rank 1
+#   partition                2 hosts x 1 rank, host 2's link down: the same
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=cluster.sh
@@ -163,6 +169,86 @@ case_checkpoint() {
   tol=$(awk -v b="$(value test_rmse "$whole")" 'BEGIN { print b * 0.01 }')
   within "$(value test_rmse "$res2")" "$(value test_rmse "$whole")" "$tol" \
     "test RMSE after 2 epochs restored + 2 trained on 2 hosts"
+}
+
+# fault_job RANKS EPOCHS ARGS...: start sgd_mf (--rotor-timeout=5, a checkpoint every epoch in
+# $CLUSTER_DIR/ck) and wait for its third epoch.
+fault_job() {
+  local ranks=$1 epochs=$2
+  shift 2
+  ratings 200000
+  cluster_mpirun_bg "$ranks" "$CLUSTER_DIR/job.log" "$EXAMPLES/sgd_mf" --rotor-threads=1 \
+    --data "$CLUSTER_DIR/r.csv" --test "$CLUSTER_DIR/t.csv" --model none --epochs "$epochs" \
+    --rotor-timeout=5 --rotor-checkpoint="$CLUSTER_DIR/ck" "$@"
+  cluster_wait_for '^epoch=3 ' "$CLUSTER_DIR/job.log" 60 || {
+    cat "$CLUSTER_DIR/job.log"
+    fail "no epoch 3"
+  }
+}
+
+# fault_end LIMIT PATTERN...: the job must end non-zero within LIMIT s of now, its output
+# matching every PATTERN (a hang fails after LIMIT + 30 s).
+fault_end() {
+  local limit=$1 t0 i rc=0 ms
+  shift
+  t0=$(date +%s%N)
+  for ((i = 0; i < (limit + 30) * 10; i++)); do
+    kill -0 "$CLUSTER_JOB_PID" 2> /dev/null || break
+    sleep 0.1
+  done
+  kill -0 "$CLUSTER_JOB_PID" 2> /dev/null && kill -9 "$CLUSTER_JOB_PID"
+  wait "$CLUSTER_JOB_PID" || rc=$?
+  CLUSTER_JOB_PID=""
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  grep -v '^epoch=' "$CLUSTER_DIR/job.log" | grep -v '^ *$' | head -40
+  echo "--- exit $rc, $((ms / 1000)).$(printf %03d $((ms % 1000))) s after the fault"
+  [[ $rc -ne 0 ]] || fail "the job exited 0"
+  ((ms <= limit * 1000)) || fail "the job took more than $limit s to end"
+  local p
+  for p in "$@"; do
+    grep -Eq "$p" "$CLUSTER_DIR/job.log" || fail "no line matching '$p'"
+    echo "ok: a line matches '$p'"
+  done
+}
+
+case_kill_host() {
+  cluster_up 2
+  local d=$CLUSTER_DIR epochs=12
+  fault_job "2 2" "$epochs"
+  cluster_kill_host 2
+  fault_end 30 'Remote daemon: .* on node 10\.231\.0\.2'
+  [[ -s $d/ck/rotor-checkpoint.h5 ]] || fail "no checkpoint"
+  local args=(--rotor-threads=1 --data "$d/r.csv" --test "$d/t.csv" --model none
+    --epochs "$epochs")
+  run_job "4" "$d/resumed.log" "$EXAMPLES/sgd_mf" "${args[@]}" --rotor-checkpoint="$d/ck" \
+    --rotor-resume
+  run_job "2 2" "$d/whole.log" "$EXAMPLES/sgd_mf" "${args[@]}"
+  local restored
+  restored=$(grep -c 'updates_per_s=restored' "$d/resumed.log" || true)
+  echo "uninterrupted:              $(closing "$d/whole.log")"
+  echo "resumed ($restored restored): $(closing "$d/resumed.log")"
+  ((restored >= 3 && restored < epochs)) || fail "$restored epochs restored"
+  [[ $(value model_hash "$(closing "$d/whole.log")") == \
+    $(value model_hash "$(closing "$d/resumed.log")") ]] ||
+    fail "resumed on host 1 differs from the uninterrupted run"
+  echo "ok: resumed on the remaining host, bitwise equal to the uninterrupted run"
+}
+
+case_sigstop() {
+  cluster_up 2
+  fault_job "1 1" 100000
+  local pid
+  pid=$(cluster_rank_pids 2 | awk '$2 == 1 { print $1 }')
+  [[ -n $pid ]] || fail "rank 1 not found on host 2"
+  kill -STOP "$pid"
+  fault_end 35 '^\[rank 0\] rotor: no progress for 5 s .*rank 1 did not'
+}
+
+case_partition() {
+  cluster_up 2
+  fault_job "1 1" 100000
+  cluster_partition 2
+  fault_end 35 '^\[rank 0\] rotor: no progress for 5 s .*rank 1 did not'
 }
 
 cluster_require
