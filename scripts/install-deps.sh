@@ -19,6 +19,8 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev time python3 python3-h5py python3-numpy
   # rotor-plot (tools/) and its test
   python3-matplotlib
+  # The cluster tests' hosts (tests/cluster): ip, tc, ss; unshare
+  iproute2 util-linux
 )
 if [[ "${1:-}" == "--with-tools" ]]; then
   packages+=(liblinear-tools)

@@ -64,7 +64,7 @@ double parse_timeout(const std::string& what, const std::string& value) {
 }
 
 /// Why this rank is stalled, for the message.
-std::string stall_reason(int rank) {
+std::string stall_reason(int rank, int ranks) {
   for (int s = 0; s < k_slots; ++s) {
     if (slots[s].busy.load(std::memory_order_relaxed)) {
       return "worker " + std::to_string(s) + " of rank " + std::to_string(rank) +
@@ -77,6 +77,10 @@ std::string stall_reason(int rank) {
   if (peer >= 0) {
     return "waiting for rank " + std::to_string(peer) + (op ? std::string(" in ") + op : "") +
            ": rank " + std::to_string(peer) + " did not send (stopped or stuck?)";
+  }
+  if (op && ranks == 2) { // every collective is on MPI_COMM_WORLD (Comm.cpp): the other rank
+    return std::string("waiting in ") + op + ": rank " + std::to_string(1 - rank) +
+           " did not arrive (stopped or stuck?)";
   }
   if (op) {
     return std::string("waiting in ") + op + ": another rank did not arrive (stopped or stuck?)";
@@ -117,7 +121,7 @@ void watch(int rank, int ranks, double timeout) {
     std::fprintf(stderr,
                  "[rank %d] rotor: no progress for %g s %s (%s); aborting all %d ranks "
                  "(--rotor-timeout=%g)\n",
-                 rank, timeout, where.c_str(), stall_reason(rank).c_str(), ranks, timeout);
+                 rank, timeout, where.c_str(), stall_reason(rank, ranks).c_str(), ranks, timeout);
     abort_all_ranks(4);
   }
 }
