@@ -70,49 +70,29 @@ void add_notes(const LoopModel& model, const std::vector<SearchDependence>& deps
 
 } // namespace
 
-Plan plan_loop(const LoopModel& model) {
-  Plan plan;
-  for (const Reduction& r : model.reductions) {
-    plan.reductions.push_back(r.name);
-  }
-  const std::vector<std::string> problems = validate_loop_model(model);
-  if (!problems.empty()) {
-    return serial(model, std::move(plan), "invalid loop model: " + problems.front(), model.loc);
-  }
-  plan.dependences = dependence_vectors(model);
-  if (!model.escapes.empty()) {
-    const Escape& e = model.escapes.front();
-    plan = serial(model, std::move(plan), "the loop body has " + detail::escape_words(e), e.loc);
-    return plan;
-  }
+namespace {
 
-  const std::vector<detail::RawDependence> raw = detail::raw_dependences(model);
+/// Splits the raw dependences: those of buffered arrays are merged, not ordered (their arrays
+/// are listed in `plan.buffered`); the rest constrain the plan.
+std::vector<detail::RawDependence>
+unbuffered(const LoopModel& model, const std::vector<detail::RawDependence>& raw, Plan& plan) {
   std::vector<detail::RawDependence> rest;
-  bool buffered_conflicts = false;
   for (const detail::RawDependence& d : raw) {
     const std::string& array = model.accesses[static_cast<std::size_t>(d.source)].array;
-    if (model.is_buffered(array)) {
-      buffered_conflicts = true;
-      if (std::find(plan.buffered.begin(), plan.buffered.end(), array) == plan.buffered.end()) {
-        plan.buffered.push_back(array);
-      }
-    } else {
+    if (!model.is_buffered(array)) {
       rest.push_back(d);
+    } else if (std::find(plan.buffered.begin(), plan.buffered.end(), array) ==
+               plan.buffered.end()) {
+      plan.buffered.push_back(array);
     }
   }
-  const std::vector<SearchDependence> deps = detail::search_view(rest);
-  const std::vector<SearchDependence> all_deps = detail::search_view(raw);
-  std::string why_not;
+  return rest;
+}
 
-  if (deps.empty()) {
-    plan.kind = buffered_conflicts ? PlanKind::data_parallel : PlanKind::independent;
-    auto roles = detail::assign_roles(model, nullptr, deps, &why_not);
-    plan.arrays = *roles; // never fails: no array has a dependence left
-    add_notes(model, all_deps, plan);
-    return plan;
-  }
-
-  bool rotation_was_legal = false;
+/// The first legal candidate whose arrays all get a role, written into `plan`; false when none
+/// is (`why_not`: the first reason a legal candidate's roles failed).
+bool choose_candidate(const LoopModel& model, const std::vector<SearchDependence>& deps, Plan& plan,
+                      std::string& why_not) {
   for (const detail::Candidate& c : detail::candidate_plans(model.fields.size(), model.ordered)) {
     if (!detail::legal(c, deps)) {
       continue;
@@ -136,27 +116,65 @@ Plan plan_loop(const LoopModel& model) {
                                                              : PlanKind::wavefront;
     }
     plan.arrays = std::move(*roles);
-    add_notes(model, all_deps, plan);
-    return plan;
+    return true;
   }
-  if (model.ordered) {
-    for (const auto& c : detail::candidate_plans(model.fields.size(), /*ordered=*/false)) {
-      if (c.kind == PlanKind::rotation && detail::legal(c, deps)) {
-        rotation_was_legal = true;
-        break;
-      }
+  return false;
+}
+
+/// An `ordered` loop that a rotation would have parallelised without the clause.
+bool rotation_legal_unordered(const LoopModel& model, const std::vector<SearchDependence>& deps) {
+  if (!model.ordered) {
+    return false;
+  }
+  for (const auto& c : detail::candidate_plans(model.fields.size(), /*ordered=*/false)) {
+    if (c.kind == PlanKind::rotation && detail::legal(c, deps)) {
+      return true;
     }
   }
+  return false;
+}
 
+/// The serial plan for dependences no candidate satisfies, blaming the blocking pair's write.
+Plan blocked(const LoopModel& model, Plan plan, const std::vector<SearchDependence>& deps,
+             const std::string& why_not) {
   const SearchDependence& blocking = detail::blocking_dependence(deps);
   std::string reason = why_not.empty() ? detail::dependence_reason(model, blocking) : why_not;
-  // Blame the write of the pair (the source may be a read).
   const Access& src = model.accesses[static_cast<std::size_t>(blocking.raw->source)];
   const SourceLoc at =
       src.write ? src.loc : model.accesses[static_cast<std::size_t>(blocking.raw->sink)].loc;
   plan = serial(model, std::move(plan), std::move(reason), at);
-  if (rotation_was_legal) {
+  if (rotation_legal_unordered(model, deps)) {
     plan.notes.push_back("a rotation would be legal, but the loop is `ordered`");
+  }
+  return plan;
+}
+
+} // namespace
+
+Plan plan_loop(const LoopModel& model) {
+  Plan plan;
+  for (const Reduction& r : model.reductions) {
+    plan.reductions.push_back(r.name);
+  }
+  const std::vector<std::string> problems = validate_loop_model(model);
+  if (!problems.empty()) {
+    return serial(model, std::move(plan), "invalid loop model: " + problems.front(), model.loc);
+  }
+  plan.dependences = dependence_vectors(model);
+  if (!model.escapes.empty()) {
+    const Escape& e = model.escapes.front();
+    return serial(model, std::move(plan), "the loop body has " + detail::escape_words(e), e.loc);
+  }
+  const std::vector<detail::RawDependence> raw = detail::raw_dependences(model);
+  const std::vector<detail::RawDependence> rest = unbuffered(model, raw, plan);
+  const std::vector<SearchDependence> deps = detail::search_view(rest); // points into `rest`
+  const std::vector<SearchDependence> all_deps = detail::search_view(raw);
+  std::string why_not;
+  if (deps.empty()) {
+    plan.kind = plan.buffered.empty() ? PlanKind::independent : PlanKind::data_parallel;
+    plan.arrays = *detail::assign_roles(model, nullptr, deps, &why_not); // no dependence left
+  } else if (!choose_candidate(model, deps, plan, why_not)) {
+    plan = blocked(model, std::move(plan), deps, why_not);
   }
   add_notes(model, all_deps, plan);
   return plan;

@@ -1,6 +1,6 @@
 #include "ExplainReport.h"
 
-#include "ExplainAdvice.h"
+#include "rotor/analysis/Advice.h"
 #include "rotor/analysis/Format.h"
 
 #include <algorithm>
@@ -8,6 +8,12 @@
 
 namespace rotor::frontend::detail {
 namespace {
+
+using analysis::array_sentence;
+using analysis::Blocker;
+using analysis::blockers;
+using analysis::plan_sentence;
+using analysis::suggestions;
 
 using analysis::join;
 

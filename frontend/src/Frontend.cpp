@@ -83,67 +83,10 @@ public:
     result_.ok = true;
     const SourceManager& sm = ctx.getSourceManager();
     Rewriter rw(ctx.getSourceManager(), ctx.getLangOpts());
-
     for (const RotorPragma& p : pragmas_) {
-      if (!sm.isWrittenInMainFile(sm.getExpansionLoc(p.hash))) {
-        continue;
+      if (CXXForRangeStmt* loop = annotated_loop(ctx, p)) {
+        handle_loop(ctx, p, *loop, rw);
       }
-      if (!p.error.empty()) {
-        error(sm, p.error_loc.isValid() ? p.error_loc : p.hash, p.error);
-        continue;
-      }
-      CXXForRangeStmt* loop = following_loop(ctx, p);
-      if (loop == nullptr) {
-        error(sm, p.hash,
-              "'#pragma rotor parallel_for' must be followed by a range-based for loop "
-              "(for (const Record& r : dataset) or for (auto [i, j] : index_space))");
-        continue;
-      }
-      if (loop->getRangeInit()->isTypeDependent() ||
-          loop->getLoopVariable()->getType()->isDependentType()) {
-        error(sm, p.hash, "'#pragma rotor parallel_for' loops inside templates are not supported");
-        continue;
-      }
-      LoweredLoop lowered = lower_loop(ctx, *loop, p, name_, result_.diagnostics);
-      // checked accesses (ROTOR_CHECK_ACCESS) throw from Rotor's accessors
-      lowered.may_throw = may_throw(loop->getBody(), pp_.isMacroDefined("ROTOR_CHECK_ACCESS"));
-      if (lowered.failed) {
-        result_.ok = false;
-        continue;
-      }
-      LoopResult lr;
-      lr.model = lowered.model;
-      lr.plan = analysis::plan_loop(lowered.model);
-      lr.gpu = lowered.gpu;
-      lr.may_throw = lowered.may_throw;
-      if (lr.plan.kind == analysis::PlanKind::serial) {
-        result_.remarks.push_back(make_diagnostic(sm, loop->getForLoc(), Severity::warning,
-                                                  "loop not parallelized: " + lr.plan.reason,
-                                                  name_));
-        if (lr.plan.blocking && lr.plan.blocking->line > 0) {
-          const analysis::SourceLoc& b = *lr.plan.blocking;
-          Diagnostic note;
-          if (b.file == name_) {
-            note = make_diagnostic(sm,
-                                   sm.translateLineCol(sm.getMainFileID(),
-                                                       static_cast<unsigned>(b.line),
-                                                       static_cast<unsigned>(std::max(1, b.col))),
-                                   Severity::note, "blocking access here", name_);
-          } else {
-            note.severity = Severity::note;
-            note.file = b.file;
-            note.line = b.line;
-            note.col = b.col;
-            note.message = "blocking access here";
-          }
-          result_.remarks.push_back(note);
-        }
-      }
-      if (options_.rewrite) {
-        rewrite_loop(rw, *loop, p, lowered, lr.plan, name_);
-        result_.changed = true;
-      }
-      result_.loops.push_back(std::move(lr));
     }
     if (result_.ok && result_.changed) {
       insert_main_session(ctx, rw); // a program without a rotor::Session gets one
@@ -158,6 +101,81 @@ public:
   }
 
 private:
+  /// The range-for that pragma `p` of the main file annotates; nullptr (with an error where the
+  /// pragma is misplaced) otherwise.
+  CXXForRangeStmt* annotated_loop(ASTContext& ctx, const RotorPragma& p) {
+    const SourceManager& sm = ctx.getSourceManager();
+    if (!sm.isWrittenInMainFile(sm.getExpansionLoc(p.hash))) {
+      return nullptr;
+    }
+    if (!p.error.empty()) {
+      error(sm, p.error_loc.isValid() ? p.error_loc : p.hash, p.error);
+      return nullptr;
+    }
+    CXXForRangeStmt* loop = following_loop(ctx, p);
+    if (loop == nullptr) {
+      error(sm, p.hash,
+            "'#pragma rotor parallel_for' must be followed by a range-based for loop "
+            "(for (const Record& r : dataset) or for (auto [i, j] : index_space))");
+      return nullptr;
+    }
+    if (loop->getRangeInit()->isTypeDependent() ||
+        loop->getLoopVariable()->getType()->isDependentType()) {
+      error(sm, p.hash, "'#pragma rotor parallel_for' loops inside templates are not supported");
+      return nullptr;
+    }
+    return loop;
+  }
+
+  /// Lowers, plans and (unless explaining) rewrites one annotated loop.
+  void handle_loop(ASTContext& ctx, const RotorPragma& p, CXXForRangeStmt& loop, Rewriter& rw) {
+    LoweredLoop lowered = lower_loop(ctx, loop, p, name_, result_.diagnostics);
+    // checked accesses (ROTOR_CHECK_ACCESS) throw from Rotor's accessors
+    lowered.may_throw = may_throw(loop.getBody(), pp_.isMacroDefined("ROTOR_CHECK_ACCESS"));
+    if (lowered.failed) {
+      result_.ok = false;
+      return;
+    }
+    LoopResult lr;
+    lr.model = lowered.model;
+    lr.plan = analysis::plan_loop(lowered.model);
+    lr.gpu = lowered.gpu;
+    lr.may_throw = lowered.may_throw;
+    if (lr.plan.kind == analysis::PlanKind::serial) {
+      warn_serial(ctx.getSourceManager(), loop, lr.plan);
+    }
+    if (options_.rewrite) {
+      rewrite_loop(rw, loop, p, lowered, lr.plan, name_);
+      result_.changed = true;
+    }
+    result_.loops.push_back(std::move(lr));
+  }
+
+  /// "loop not parallelized: REASON" at the loop, and a note at the blocking access.
+  void warn_serial(const SourceManager& sm, const CXXForRangeStmt& loop,
+                   const analysis::Plan& plan) {
+    result_.remarks.push_back(make_diagnostic(sm, loop.getForLoc(), Severity::warning,
+                                              "loop not parallelized: " + plan.reason, name_));
+    if (!plan.blocking || plan.blocking->line <= 0) {
+      return;
+    }
+    const analysis::SourceLoc& b = *plan.blocking;
+    Diagnostic note;
+    if (b.file == name_) {
+      note = make_diagnostic(sm,
+                             sm.translateLineCol(sm.getMainFileID(), static_cast<unsigned>(b.line),
+                                                 static_cast<unsigned>(std::max(1, b.col))),
+                             Severity::note, "blocking access here", name_);
+    } else {
+      note.severity = Severity::note;
+      note.file = b.file;
+      note.line = b.line;
+      note.col = b.col;
+      note.message = "blocking access here";
+    }
+    result_.remarks.push_back(note);
+  }
+
   void error(const SourceManager& sm, SourceLocation loc, const std::string& message) {
     result_.diagnostics.push_back(make_diagnostic(sm, loc, Severity::error, message, name_));
     result_.ok = false;

@@ -122,11 +122,90 @@ void fill_state(Session::State& s) {
 
 namespace detail {
 
+namespace {
+
+/// The session's own flags given on the command line (the environment fills only the others).
+struct CoreFlagsSeen {
+  bool threads = false, verbose = false, record = false, replay = false, validate = false,
+       all_output = false;
+};
+
+/// Parses one of the session's own flags into `s`; false when `name` is not one.
+bool parse_core_flag(const std::string& name, const std::string& value, bool has_value,
+                     SessionSettings& s, CoreFlagsSeen& seen) {
+  const auto need_value = [&] {
+    if (!has_value || value.empty()) {
+      throw SettingsError("rotor: " + name + " needs a value (" + name + "=...)");
+    }
+  };
+  if (name == "--rotor-threads") {
+    need_value();
+    s.threads = parse_threads(name, value);
+    seen.threads = true;
+  } else if (name == "--rotor-verbose") {
+    s.verbose = parse_switch(name, value, has_value);
+    seen.verbose = true;
+  } else if (name == "--rotor-validate") {
+    s.validate = parse_switch(name, value, has_value);
+    seen.validate = true;
+  } else if (name == "--rotor-record-order") {
+    need_value();
+    s.record_order = value;
+    seen.record = true;
+  } else if (name == "--rotor-replay-order") {
+    need_value();
+    s.replay_order = value;
+    seen.replay = true;
+  } else if (name == "--rotor-all-output") {
+    if (has_value && value != "1" && value != "0" && value != "true" && value != "false") {
+      throw SettingsError("rotor: --rotor-all-output='" + value +
+                          "': expected 0, 1, true or false");
+    }
+    s.all_output = !has_value || value == "1" || value == "true";
+    seen.all_output = true;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+[[noreturn]] void unknown_flag(const std::string& arg) {
+  throw SettingsError("rotor: unknown flag '" + arg +
+                      "' (known: --rotor-threads=N, --rotor-verbose, "
+                      "--rotor-record-order=FILE, --rotor-replay-order=FILE, --rotor-validate, "
+                      "--rotor-checkpoint=DIR, --rotor-checkpoint-every=N, --rotor-resume, "
+                      "--rotor-all-output, " +
+                      observability_flags_help() + ", " + detail::buffered_flags_help() + ", " +
+                      detail::watchdog_flags_help() + ")");
+}
+
+/// ROTOR_THREADS, ROTOR_VERBOSE, ... for the session's flags not given on the command line.
+void core_from_environment(SessionSettings& s, const CoreFlagsSeen& seen) {
+  if (const char* v = std::getenv("ROTOR_THREADS"); v && !seen.threads) {
+    s.threads = parse_threads("ROTOR_THREADS", v);
+  }
+  if (const char* v = std::getenv("ROTOR_VERBOSE"); v && !seen.verbose) {
+    s.verbose = env_switch(v);
+  }
+  if (const char* v = std::getenv("ROTOR_VALIDATE"); v && !seen.validate) {
+    s.validate = env_switch(v);
+  }
+  if (const char* v = std::getenv("ROTOR_RECORD_ORDER"); v && !seen.record) {
+    s.record_order = v;
+  }
+  if (const char* v = std::getenv("ROTOR_REPLAY_ORDER"); v && !seen.replay) {
+    s.replay_order = v;
+  }
+  if (const char* v = std::getenv("ROTOR_ALL_OUTPUT"); v && !seen.all_output) {
+    s.all_output = std::string(v) != "0" && std::string(v) != "false" && *v != '\0';
+  }
+}
+
+} // namespace
+
 SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
   SessionSettings s;
-  bool have_threads = false, have_verbose = false, have_record = false, have_replay = false,
-       have_validate = false;
-  bool have_all_output = false;
+  CoreFlagsSeen core_seen;
   ObservabilityFlagsSeen observability_seen;
   int out = 1;
   for (int i = 1; i < argc; ++i) {
@@ -142,48 +221,12 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
       value = arg.substr(eq + 1);
       has_value = true;
     }
-    auto need_value = [&] {
-      if (!has_value || value.empty()) {
-        throw SettingsError("rotor: " + name + " needs a value (" + name + "=...)");
-      }
-    };
-    if (name == "--rotor-threads") {
-      need_value();
-      s.threads = parse_threads(name, value);
-      have_threads = true;
-    } else if (name == "--rotor-verbose") {
-      s.verbose = parse_switch(name, value, has_value);
-      have_verbose = true;
-    } else if (name == "--rotor-validate") {
-      s.validate = parse_switch(name, value, has_value);
-      have_validate = true;
-    } else if (name == "--rotor-record-order") {
-      need_value();
-      s.record_order = value;
-      have_record = true;
-    } else if (name == "--rotor-replay-order") {
-      need_value();
-      s.replay_order = value;
-      have_replay = true;
-    } else if (detail::parse_checkpoint_flag(name, value, has_value, s)) {
-    } else if (parse_observability_flag(name, value, has_value, s, observability_seen)) {
-    } else if (detail::parse_buffered_flag(name, value, has_value)) {
-    } else if (detail::parse_watchdog_flag(name, value, has_value)) {
-    } else if (name == "--rotor-all-output") {
-      if (has_value && value != "1" && value != "0" && value != "true" && value != "false") {
-        throw SettingsError("rotor: --rotor-all-output='" + value +
-                            "': expected 0, 1, true or false");
-      }
-      s.all_output = !has_value || value == "1" || value == "true";
-      have_all_output = true;
-    } else {
-      throw SettingsError("rotor: unknown flag '" + arg +
-                          "' (known: --rotor-threads=N, --rotor-verbose, "
-                          "--rotor-record-order=FILE, --rotor-replay-order=FILE, --rotor-validate, "
-                          "--rotor-checkpoint=DIR, --rotor-checkpoint-every=N, --rotor-resume, "
-                          "--rotor-all-output, " +
-                          observability_flags_help() + ", " + detail::buffered_flags_help() + ", " +
-                          detail::watchdog_flags_help() + ")");
+    if (!parse_core_flag(name, value, has_value, s, core_seen) &&
+        !detail::parse_checkpoint_flag(name, value, has_value, s) &&
+        !parse_observability_flag(name, value, has_value, s, observability_seen) &&
+        !detail::parse_buffered_flag(name, value, has_value) &&
+        !detail::parse_watchdog_flag(name, value, has_value)) {
+      unknown_flag(arg);
     }
   }
   argc = out;
@@ -191,24 +234,7 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
     argv[out] = nullptr;
   }
   if (use_environment) {
-    if (const char* v = std::getenv("ROTOR_THREADS"); v && !have_threads) {
-      s.threads = parse_threads("ROTOR_THREADS", v);
-    }
-    if (const char* v = std::getenv("ROTOR_VERBOSE"); v && !have_verbose) {
-      s.verbose = env_switch(v);
-    }
-    if (const char* v = std::getenv("ROTOR_VALIDATE"); v && !have_validate) {
-      s.validate = env_switch(v);
-    }
-    if (const char* v = std::getenv("ROTOR_RECORD_ORDER"); v && !have_record) {
-      s.record_order = v;
-    }
-    if (const char* v = std::getenv("ROTOR_REPLAY_ORDER"); v && !have_replay) {
-      s.replay_order = v;
-    }
-    if (const char* v = std::getenv("ROTOR_ALL_OUTPUT"); v && !have_all_output) {
-      s.all_output = std::string(v) != "0" && std::string(v) != "false" && *v != '\0';
-    }
+    core_from_environment(s, core_seen);
     observability_from_environment(s, observability_seen);
     detail::buffered_from_environment();
     detail::watchdog_from_environment();

@@ -1,4 +1,4 @@
-#include "ExplainAdvice.h"
+#include "rotor/analysis/Advice.h"
 
 #include "rotor/analysis/Format.h"
 #include "rotor/analysis/PlanText.h"
@@ -7,21 +7,8 @@
 #include <cctype>
 #include <set>
 
-namespace rotor::frontend::detail {
+namespace rotor::analysis {
 namespace {
-
-using analysis::Access;
-using analysis::ArrayPlan;
-using analysis::ArrayRole;
-using analysis::DepEntry;
-using analysis::Escape;
-using analysis::join;
-using analysis::LoopModel;
-using analysis::offset_text;
-using analysis::OffsetStyle;
-using analysis::Plan;
-using analysis::PlanKind;
-using analysis::Subscript;
 
 void add_unique(std::vector<std::string>& v, const std::string& s) {
   if (std::find(v.begin(), v.end(), s) == v.end()) {
@@ -69,7 +56,7 @@ std::string dim_noun(int rank, std::size_t d) {
 /// "its rows are indexed by item" (every dimension some access indexes by something other than a
 /// whole dimension).
 std::string index_words(const LoopModel& model, const std::string& array) {
-  const analysis::ArrayDecl* decl = model.array(array);
+  const ArrayDecl* decl = model.array(array);
   const int rank = decl ? decl->rank : 1;
   std::vector<std::string> parts;
   for (std::size_t d = 0; d < static_cast<std::size_t>(std::max(rank, 1)); ++d) {
@@ -98,7 +85,7 @@ std::string index_words(const LoopModel& model, const std::string& array) {
 std::string conflict_words(const LoopModel& model, const Plan& plan, const std::string& array) {
   std::vector<std::string> phrases;
   bool any = false;
-  for (const analysis::Dependence& d : plan.dependences) {
+  for (const Dependence& d : plan.dependences) {
     if (d.array != array) {
       continue;
     }
@@ -307,7 +294,7 @@ bool is_serial(const Plan& p) {
 /// (greedy: buffer all, then drop each that is not needed); empty when even all do not help.
 std::vector<std::string> minimal_buffered(const LoopModel& model) {
   std::vector<std::string> candidates;
-  for (const analysis::ArrayDecl& d : model.arrays) {
+  for (const ArrayDecl& d : model.arrays) {
     const bool written = std::any_of(model.accesses.begin(), model.accesses.end(),
                                      [&](const Access& a) { return a.array == d.name && a.write; });
     if (written && !model.is_buffered(d.name)) {
@@ -317,7 +304,7 @@ std::vector<std::string> minimal_buffered(const LoopModel& model) {
   auto parallel_with = [&](const std::vector<std::string>& extra) {
     LoopModel m = model;
     m.buffered.insert(m.buffered.end(), extra.begin(), extra.end());
-    return !is_serial(analysis::plan_loop(m));
+    return !is_serial(plan_loop(m));
   };
   if (candidates.empty() || !parallel_with(candidates)) {
     return {};
@@ -342,7 +329,7 @@ std::vector<std::string> minimal_buffered(const LoopModel& model) {
 /// (planned again) makes the loop parallel, say so.
 std::vector<std::string> split_fixes(const LoopModel& model) {
   std::vector<std::string> out;
-  for (const analysis::ArrayDecl& d : model.arrays) {
+  for (const ArrayDecl& d : model.arrays) {
     std::vector<std::string> fields;
     bool keyed = true;
     for (const Access& a : model.accesses) {
@@ -363,13 +350,13 @@ std::vector<std::string> split_fixes(const LoopModel& model) {
     }
     LoopModel m = model;
     m.arrays.clear();
-    for (const analysis::ArrayDecl& other : model.arrays) {
+    for (const ArrayDecl& other : model.arrays) {
       if (other.name != d.name) {
         m.arrays.push_back(other);
         continue;
       }
       for (const std::string& f : fields) {
-        analysis::ArrayDecl split = other;
+        ArrayDecl split = other;
         split.name = other.name + "_" + f;
         m.arrays.push_back(split);
       }
@@ -385,14 +372,14 @@ std::vector<std::string> split_fixes(const LoopModel& model) {
         add_unique(names, a.array);
       }
     }
-    const Plan p = analysis::plan_loop(m);
+    const Plan p = plan_loop(m);
     if (is_serial(p)) {
       continue;
     }
     out.push_back(d.name + " is indexed by " + join(fields, " and by ") + ", so one record's " +
                   fields[0] + " element may be another record's " + fields[1] +
                   " element; if they are different things, keep them in separate arrays (" +
-                  join(names) + "): the loop would then run as " + analysis::plan_summary(m, p));
+                  join(names) + "): the loop would then run as " + plan_summary(m, p));
   }
   return out;
 }
@@ -438,7 +425,7 @@ std::string plan_sentence(const LoopModel& model, const Plan& plan) {
     }
     out = "unimodular: the keys (" + fields + ") are skewed by " + m +
           " so that every dependence points forward, then the loop runs as " +
-          analysis::to_string(plan.base) + " on the skewed keys";
+          to_string(plan.base) + " on the skewed keys";
     break;
   }
   case PlanKind::data_parallel:
@@ -497,50 +484,49 @@ std::vector<Blocker> blockers(const LoopModel& model, const Plan& plan) {
     out.push_back({escape_kind_words(e) + (e.what.empty() ? "" : ": " + e.what), e.loc});
   }
   if (out.empty()) {
-    out.push_back({plan.reason, plan.blocking ? *plan.blocking : analysis::SourceLoc{}});
+    out.push_back({plan.reason, plan.blocking ? *plan.blocking : SourceLoc{}});
   }
   return out;
 }
 
-std::vector<std::string> suggestions(const LoopModel& model, const Plan& plan) {
-  std::vector<std::string> out;
-  if (!is_serial(plan)) {
-    return out;
-  }
+namespace {
+
+/// The suggestions about the escapes: their fixes and, where removing them is the fix, the plan
+/// the loop would get. Returns false when nothing more can be said before the user changes the
+/// loop (the fix changes what the loop touches).
+bool escape_suggestions(const LoopModel& model, const LoopModel& clean, const Plan& cp,
+                        std::vector<std::string>& out) {
   for (const Escape& e : model.escapes) {
     add_unique(out, escape_fix(e));
   }
-  LoopModel clean = model;
-  clean.escapes.clear();
-  const Plan cp = model.escapes.empty() ? plan : analysis::plan_loop(clean);
+  if (model.escapes.empty()) {
+    return true;
+  }
+  const char* these = model.escapes.size() > 1 ? "these" : "that";
   const bool replannable = std::all_of(model.escapes.begin(), model.escapes.end(),
                                        [](const Escape& e) { return e.replannable; });
-  if (!model.escapes.empty() && !replannable) {
+  if (!replannable) {
     // The fix changes what the loop touches (a container becomes a DistArray, a call is
     // inlined): Rotor cannot tell the plan before it sees the changed loop.
     out.push_back("once fixed, run rotor-cc --explain again: the plan depends on the accesses "
                   "that replace " +
                   std::string(model.escapes.size() > 1 ? "these" : "this"));
-    return out;
+    return false;
   }
-  if (!model.escapes.empty()) {
-    if (!is_serial(cp)) {
-      out.push_back(std::string("with ") + (model.escapes.size() > 1 ? "these" : "that") +
-                    " fixed, the loop would run as " + analysis::plan_summary(clean, cp));
-      return out;
-    }
-    out.push_back(std::string("with ") + (model.escapes.size() > 1 ? "these" : "that") +
-                  " fixed, the loop would still be serial: " + cp.reason);
+  if (!is_serial(cp)) {
+    out.push_back(std::string("with ") + these + " fixed, the loop would run as " +
+                  plan_summary(clean, cp));
+    return false;
   }
+  out.push_back(std::string("with ") + these +
+                " fixed, the loop would still be serial: " + cp.reason);
+  return true;
+}
 
-  const std::vector<std::string> relax = minimal_buffered(clean);
-  // The arrays that block: those the smallest buffered list names, else every written one.
-  std::vector<std::string> blocking = relax;
-  if (blocking.empty()) {
-    for (const analysis::Dependence& d : cp.dependences) {
-      add_unique(blocking, d.array);
-    }
-  }
+/// Rewrites for the unknown subscripts of the `blocking` arrays, and one sentence for those
+/// computed from data (no rewrite makes them key fields).
+void subscript_suggestions(const LoopModel& clean, const std::vector<std::string>& blocking,
+                           std::vector<std::string>& out) {
   std::vector<std::string> data_subscripts;
   std::string data_array;
   for (const Access& a : clean.accesses) {
@@ -568,6 +554,30 @@ std::vector<std::string> suggestions(const LoopModel& model, const Plan& plan) {
                   "so no partition can keep the records that touch one element of " +
                   data_array + " together");
   }
+}
+
+} // namespace
+
+std::vector<std::string> suggestions(const LoopModel& model, const Plan& plan) {
+  std::vector<std::string> out;
+  if (!is_serial(plan)) {
+    return out;
+  }
+  LoopModel clean = model;
+  clean.escapes.clear();
+  const Plan cp = model.escapes.empty() ? plan : plan_loop(clean);
+  if (!escape_suggestions(model, clean, cp, out)) {
+    return out;
+  }
+  const std::vector<std::string> relax = minimal_buffered(clean);
+  // The arrays that block: those the smallest buffered list names, else every written one.
+  std::vector<std::string> blocking = relax;
+  if (blocking.empty()) {
+    for (const Dependence& d : cp.dependences) {
+      add_unique(blocking, d.array);
+    }
+  }
+  subscript_suggestions(clean, blocking, out);
   for (const std::string& fix : split_fixes(clean)) {
     add_unique(out, fix);
   }
@@ -579,7 +589,7 @@ std::vector<std::string> suggestions(const LoopModel& model, const Plan& plan) {
         "add buffered(" + list + ") to allow relaxed updates of " + list +
         " (each worker updates its own copy; the changes are summed in when the loop ends): "
         "the loop would then run as " +
-        analysis::plan_summary(m, analysis::plan_loop(m)));
+        plan_summary(m, plan_loop(m)));
   }
   if (out.empty()) {
     out.push_back("no buffered(...) list makes this loop parallel; keep it serial, or change how "
@@ -588,4 +598,4 @@ std::vector<std::string> suggestions(const LoopModel& model, const Plan& plan) {
   return out;
 }
 
-} // namespace rotor::frontend::detail
+} // namespace rotor::analysis
