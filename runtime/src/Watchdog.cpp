@@ -2,6 +2,7 @@
 #include "rotor/runtime/detail/Watchdog.h"
 
 #include "Failure.h"
+#include "rotor/distarray/detail/DatasetInternals.h"
 #include "rotor/runtime/Session.h"
 
 #include <algorithm>
@@ -23,6 +24,9 @@ std::atomic<int> loop_line{0};
 std::atomic<const char*> wait_operation{nullptr};
 std::atomic<int> wait_peer{-1};
 std::atomic<int> pending_peer{-1};
+/// The loop whose records a dataset's first serial access is gathering (Dataset::settle).
+std::atomic<const char*> gather_file{nullptr};
+std::atomic<int> gather_line{0};
 
 double timeout_seconds = 600;
 bool timeout_flag_seen = false;
@@ -118,6 +122,13 @@ void watch(int rank, int ranks, double timeout) {
     std::string where = file ? "in loop " + std::string(file) + ":" +
                                    std::to_string(loop_line.load(std::memory_order_relaxed))
                              : std::string("outside parallel loops");
+    if (const char* g = gather_file.load(std::memory_order_relaxed); g && !file) {
+      where = "in the first serial access to a Dataset after the parallel loop at " +
+              std::string(g) + ":" + std::to_string(gather_line.load(std::memory_order_relaxed)) +
+              ", which brings the loop's records back from every rank: every rank must make "
+              "that access (not only rank 0 under `if (rotor::is_root())`; touch the dataset on "
+              "every rank first, e.g. `data.local_size();`)";
+    }
     std::fprintf(stderr,
                  "[rank %d] rotor: no progress for %g s %s (%s); aborting all %d ranks "
                  "(--rotor-timeout=%g)\n",
@@ -197,6 +208,13 @@ double watchdog_timeout() {
 
 void start_watchdog(int rank, int ranks) {
   stop_watchdog();
+  SerialGatherHooks hooks;
+  hooks.begin = [](const char* loop_file, int loop_line) {
+    gather_line.store(loop_line, std::memory_order_relaxed);
+    gather_file.store(loop_file, std::memory_order_relaxed);
+  };
+  hooks.end = [] { gather_file.store(nullptr, std::memory_order_relaxed); };
+  set_serial_gather_hooks(hooks);
   timeout_flag_seen = false; // the next parse_settings starts afresh
   if (!(timeout_seconds > 0)) {
     return;

@@ -15,8 +15,19 @@
 /// records (begin()/end() and local_size() are this rank's share; size() counts all ranks). A
 /// dataset built in memory (push_back, or from a vector) is *replicated*: every rank built the
 /// same records. A parallel loop (`#pragma rotor parallel_for`) always covers every record exactly
-/// once, whichever the distribution, and may move records between ranks (the dataset then becomes
-/// distributed). Outside parallel loops, a plain `for` sees this rank's records only.
+/// once, whichever the distribution, and may move records between ranks and reorder them.
+///
+/// After a parallel loop (docs/design/records-after-loops.md): serial code sees the dataset as
+/// before the loop, with the loop's writes: a replicated dataset whole on every rank, a loaded
+/// one as the same share on the same rank, both in the dataset's order. The records come back
+/// lazily, on the first access that shows them (begin(), end(), operator[], local_size(), ids(),
+/// push_back(), reserve(), sort_by_keys(), shuffle(), save_binary()); loops that follow each other
+/// pay nothing. That first access is collective when the loop spread the records over ranks:
+/// every rank must make it (SPMD code does), not only rank 0 under `if (rotor::is_root())` --
+/// touch the dataset on every rank first (e.g. `tokens.local_size();`). A rank left waiting is
+/// stopped by the watchdog (`--rotor-timeout`) with a message naming the loop. size(), empty(),
+/// distribution(), extent(), histogram() and remap() bring nothing back (their answer does not
+/// depend on where records lie).
 ///
 /// Record identity: every record has a global id (its position when the dataset was created),
 /// which survives shuffles, sorts and moves between ranks. Ids are stored only when the session
@@ -66,6 +77,20 @@ std::vector<std::uint32_t> expand_origin_codes(const std::vector<std::uint8_t>& 
                                                std::size_t count, bool distributed);
 /// A random permutation of [0, n) that depends only on (seed, n).
 std::vector<std::int64_t> random_permutation(std::int64_t n, std::uint64_t seed);
+/// The gathered index of the record at each position: order[positions[i]] = i. Throws
+/// std::logic_error unless `positions` is a permutation of [0, positions.size()).
+std::vector<std::size_t> order_of_positions(const std::vector<std::uint32_t>& positions);
+/// The gather a dataset's first serial access after a parallel loop makes (while it lives):
+/// counted, and named by the runtime's watchdog should another rank never come.
+class SerialGatherScope {
+public:
+  SerialGatherScope(const char* loop_file, int loop_line);
+  ~SerialGatherScope();
+  SerialGatherScope(const SerialGatherScope&) = delete;
+  SerialGatherScope& operator=(const SerialGatherScope&) = delete;
+};
+/// How many such gathers this process made (tests: loops in a row must not gather).
+std::uint64_t serial_gather_count();
 } // namespace detail
 
 enum class Distribution { replicated, distributed };
@@ -101,6 +126,9 @@ public:
     d.key_origins_ = std::move(origins);
     d.records_ = std::move(records);
     d.distribution_ = Distribution::distributed;
+    d.home_ = Distribution::distributed;
+    d.home_first_ = first_id;
+    d.home_count_ = d.records_.size();
     d.global_size_ = detail::global_sum(static_cast<std::int64_t>(d.records_.size()));
     if (detail::keep_record_ids()) {
       d.ids_.resize(d.records_.size());
@@ -113,6 +141,7 @@ public:
 
   /// Appends a record (replicated datasets only; every rank must append the same records).
   void push_back(const Record& r) {
+    settle();
     expand_origin();
     if (!ids_.empty() || (records_.empty() && detail::keep_record_ids())) {
       ids_.push_back(static_cast<std::uint64_t>(global_size_));
@@ -121,35 +150,54 @@ public:
       origin_.push_back(static_cast<std::uint32_t>(global_size_));
     }
     records_.push_back(r);
+    ++home_count_;
     ++global_size_;
     ++version_;
   }
-  void reserve(std::size_t n) { records_.reserve(n); }
+  void reserve(std::size_t n) {
+    settle();
+    records_.reserve(n);
+  }
 
-  /// This rank's records. In a replay run (`--rotor-replay-order`), begin() first puts them in
-  /// the next recorded order.
+  /// This rank's records (after a parallel loop: brought back first, see above). In a replay run
+  /// (`--rotor-replay-order`), begin() first puts them in the next recorded order.
   iterator begin() {
+    settle();
     ++version_; // the caller may change records: a parallel loop checks its layout again
     detail::replay_reorder(this, records_.data(), sizeof(Record), ids_, records_.size());
     return records_.data();
   }
-  iterator end() { return records_.data() + records_.size(); }
+  iterator end() {
+    settle();
+    return records_.data() + records_.size();
+  }
   const_iterator begin() const {
+    settle_const();
     detail::replay_reorder(this, const_cast<Record*>(records_.data()), sizeof(Record),
                            const_cast<std::vector<std::uint64_t>&>(ids_), records_.size());
     return records_.data();
   }
-  const_iterator end() const { return records_.data() + records_.size(); }
+  const_iterator end() const {
+    settle_const();
+    return records_.data() + records_.size();
+  }
   Record& operator[](std::size_t i) {
+    settle();
     ++version_;
     return records_[i];
   }
-  const Record& operator[](std::size_t i) const { return records_[i]; }
+  const Record& operator[](std::size_t i) const {
+    settle_const();
+    return records_[i];
+  }
 
-  /// Records on all ranks.
+  /// Records on all ranks (the same before and after a parallel loop; brings nothing back).
   std::int64_t size() const { return global_size_; }
-  /// Records on this rank.
-  std::size_t local_size() const { return records_.size(); }
+  /// Records on this rank (after a parallel loop: brought back first, see above).
+  std::size_t local_size() const {
+    settle_const();
+    return records_.size();
+  }
   bool empty() const { return global_size_ == 0; }
   Distribution distribution() const { return distribution_; }
 
@@ -244,7 +292,10 @@ public:
 
   /// Record ids of this rank's records (parallel to the records); empty unless the session
   /// keeps ids (see Record identity above).
-  const std::vector<std::uint64_t>& ids() const { return ids_; }
+  const std::vector<std::uint64_t>& ids() const {
+    settle_const();
+    return ids_;
+  }
 
 private:
   friend struct detail::DatasetInternals;
@@ -264,59 +315,63 @@ private:
     }
   }
 
+  /// Every rank's records, with their ids and positions in the dataset's order where any rank
+  /// has them, concatenated in rank order (moved out of the dataset).
+  struct Gathered {
+    std::vector<Record> records;
+    std::vector<std::uint64_t> ids;
+    std::vector<std::uint32_t> origin;
+  };
+
+  /// The records of all ranks (collective when distributed; a replicated dataset's own).
+  Gathered take_all() {
+    const bool dist = distribution_ == Distribution::distributed;
+    expand_origin();
+    Gathered g;
+    if (!dist) {
+      g.records = std::move(records_);
+      g.ids = std::move(ids_);
+      g.origin = std::move(origin_);
+      return g;
+    }
+    g.records = gathered<Record>(records_);
+    // Ids travel when the session keeps them or any rank has them (the runtime may add them).
+    std::int64_t with[2] = {detail::keep_record_ids() || !ids_.empty() ? 1 : 0,
+                            origin_.empty() ? 0 : 1};
+    detail::collective().allreduce_max(with, 2);
+    if (with[0]) {
+      g.ids = gathered<std::uint64_t>(ids_);
+    }
+    if (with[1]) {
+      g.origin = gathered<std::uint32_t>(origin_);
+    }
+    return g;
+  }
+
+  template <class T> static std::vector<T> gathered(const std::vector<T>& local) {
+    std::vector<char> bytes = detail::gather_all(local.data(), local.size() * sizeof(T));
+    std::vector<T> all(bytes.size() / sizeof(T));
+    if (!bytes.empty()) {
+      std::memcpy(static_cast<void*>(all.data()), bytes.data(), bytes.size());
+    }
+    return all;
+  }
+
   /// Gathers the global sequence (rank order), lets `make_order(all, pos, order)` permute
   /// `order` (indexes into `all`; `pos` are the records' ids or global positions), and keeps
   /// this rank's even share of the result.
   template <class MakeOrder> void reorder_globally(MakeOrder&& make_order) {
+    settle();
     const bool dist = distribution_ == Distribution::distributed;
-    expand_origin();
-    std::vector<Record> all;
-    std::vector<std::uint64_t> all_ids;
-    if (dist) {
-      std::vector<char> bytes =
-          detail::gather_all(records_.data(), records_.size() * sizeof(Record));
-      all.resize(bytes.size() / sizeof(Record));
-      if (!bytes.empty()) {
-        std::memcpy(static_cast<void*>(all.data()), bytes.data(), bytes.size());
-      }
-      // Ids travel when the session keeps them or any rank has them (the runtime may add them).
-      std::int64_t with_ids = detail::keep_record_ids() || !ids_.empty() ? 1 : 0;
-      detail::collective().allreduce_max(&with_ids, 1);
-      if (with_ids) {
-        std::vector<char> id_bytes =
-            detail::gather_all(ids_.data(), ids_.size() * sizeof(std::uint64_t));
-        all_ids.resize(id_bytes.size() / sizeof(std::uint64_t));
-        if (!id_bytes.empty()) {
-          std::memcpy(all_ids.data(), id_bytes.data(), id_bytes.size());
-        }
-      }
-    } else {
-      all = std::move(records_);
-      all_ids = std::move(ids_);
-    }
+    Gathered g = take_all();
+    const std::vector<Record>& all = g.records;
     // After a parallel loop reordered the records, their positions in the dataset's order
-    // (origin_) stand in for ids that are not kept.
-    std::vector<std::uint32_t> all_origin;
-    std::int64_t with_origin = origin_.empty() ? 0 : 1;
-    if (dist) {
-      detail::collective().allreduce_max(&with_origin, 1);
-    }
-    if (with_origin) {
-      if (dist) {
-        std::vector<char> o = detail::gather_all(origin_.data(), origin_.size() * 4);
-        all_origin.resize(o.size() / 4);
-        if (!o.empty()) {
-          std::memcpy(all_origin.data(), o.data(), o.size());
-        }
-      } else {
-        all_origin = std::move(origin_);
-      }
-    }
-    const bool have_ids = all_ids.size() == all.size() && !all.empty();
-    const bool have_origin = !have_ids && all_origin.size() == all.size() && !all.empty();
+    // (origin) stand in for ids that are not kept.
+    const bool have_ids = g.ids.size() == all.size() && !all.empty();
+    const bool have_origin = !have_ids && g.origin.size() == all.size() && !all.empty();
     std::vector<std::uint64_t> pos(all.size());
     for (std::size_t i = 0; i < all.size(); ++i) {
-      pos[i] = have_ids ? all_ids[i] : have_origin ? all_origin[i] : i;
+      pos[i] = have_ids ? g.ids[i] : have_origin ? g.origin[i] : i;
     }
     std::vector<std::size_t> order(all.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -336,17 +391,61 @@ private:
       last = static_cast<std::size_t>(n * static_cast<std::uint64_t>(c.rank() + 1) /
                                       static_cast<std::uint64_t>(c.size()));
     }
+    keep(g, order, first, last, have_ids); // the new sequence is the dataset's order
+    home_first_ = first;
+  }
+
+  /// Keeps records all[order[k]] (and their ids) for k in [first, last) as this rank's records,
+  /// in the dataset's order.
+  void keep(const Gathered& g, const std::vector<std::size_t>& order, std::size_t first,
+            std::size_t last, bool with_ids) {
     ++version_;
+    home_count_ = last - first;
     records_.clear();
     records_.reserve(last - first);
     ids_.clear();
-    origin_.clear(); // the new sequence is the dataset's order
+    origin_.clear();
     for (std::size_t k = first; k < last; ++k) {
-      records_.push_back(all[order[k]]);
-      if (have_ids) {
-        ids_.push_back(all_ids[order[k]]);
+      records_.push_back(g.records[order[k]]);
+      if (with_ids) {
+        ids_.push_back(g.ids[order[k]]);
       }
     }
+  }
+
+  void settle_const() const { const_cast<Dataset*>(this)->settle(); }
+
+  /// After a parallel loop moved or reordered the records: brings them back to the distribution
+  /// the dataset had before (replicated: all records on every rank; distributed: this rank's
+  /// share from home_first_), in the dataset's order. Collective when the records are
+  /// distributed now. Without positions (datasets of 2^32 records or more) they stay in the
+  /// order the loop left them.
+  void settle() {
+    if (!scattered_) {
+      return;
+    }
+    detail::SerialGatherScope scope(scattered_file_, scattered_line_);
+    const std::size_t home_count = home_count_;
+    Gathered g = take_all();
+    const std::size_t n = g.records.size();
+    std::vector<std::size_t> order;
+    if (g.origin.size() == n && n > 0) {
+      order = detail::order_of_positions(g.origin);
+    } else {
+      order.resize(n);
+      std::iota(order.begin(), order.end(), std::size_t{0});
+    }
+    std::size_t first = 0, last = n;
+    if (home_ == Distribution::distributed) {
+      first = static_cast<std::size_t>(home_first_);
+      last = first + home_count;
+      if (last > n) {
+        throw std::logic_error("rotor: internal: a rank's share of the dataset is past its end");
+      }
+    }
+    keep(g, order, first, last, g.ids.size() == n && n > 0);
+    distribution_ = home_;
+    scattered_ = false;
   }
 
   /// origin_ from the compact codes, where the runtime left codes (collective when distributed).
@@ -379,6 +478,17 @@ private:
   std::uint64_t version_ = 0;
   std::int64_t global_size_ = 0;
   Distribution distribution_ = Distribution::replicated;
+  /// The distribution serial code sees (set when the dataset is made; a parallel loop may change
+  /// distribution_ until settle() restores this one).
+  Distribution home_ = Distribution::replicated;
+  /// Distributed home: the dataset position of this rank's first record and how many it holds.
+  std::uint64_t home_first_ = 0;
+  std::size_t home_count_ = 0;
+  /// Set by the runtime after a parallel loop that moved or reordered the records (the loop's
+  /// FILE:LINE for messages): the first serial access settles them.
+  bool scattered_ = false;
+  const char* scattered_file_ = "?";
+  int scattered_line_ = 0;
   /// Per key field of a loaded dataset: its largest value and where it was read (or empty).
   std::vector<detail::KeyOrigin> key_origins_;
 };

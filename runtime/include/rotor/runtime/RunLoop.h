@@ -363,6 +363,20 @@ private:
   const LoopFrame& frame_;
 };
 
+/// When the loop over `d` ends (or throws), marks `d` so that its first serial access brings the
+/// records back (Dataset::settle); loops that follow each other pay nothing.
+template <class Record> class LoopFinishedMark {
+public:
+  LoopFinishedMark(Dataset<Record>& d, const codegen::LoopSpec& spec) : d_(d), spec_(spec) {}
+  ~LoopFinishedMark() { DatasetInternals::loop_finished(d_, spec_.file, spec_.line); }
+  LoopFinishedMark(const LoopFinishedMark&) = delete;
+  LoopFinishedMark& operator=(const LoopFinishedMark&) = delete;
+
+private:
+  Dataset<Record>& d_;
+  const codegen::LoopSpec& spec_;
+};
+
 } // namespace rotor::detail
 
 namespace rotor::codegen {
@@ -395,6 +409,7 @@ void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<A
     using Record = typename S::value_type;
     DatasetAccess<Record, Keys> access(space, keys);
     DatasetRunner<Record, Loop, B> runner(space, body, frame);
+    LoopFinishedMark<Record> mark(space, spec);
     run_erased_loop(spec, access, frame, runner);
   } else {
     constexpr int dims = IsIndexSpace<S>::dims;

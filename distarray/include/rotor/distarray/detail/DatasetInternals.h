@@ -22,6 +22,14 @@ struct RecordOrderHooks {
 };
 void set_record_order_hooks(const RecordOrderHooks& hooks);
 
+/// Seam for the watchdog (runtime/src/Watchdog.cpp): called around the gather a dataset's first
+/// serial access after a parallel loop makes (SerialGatherScope), with that loop's FILE:LINE.
+struct SerialGatherHooks {
+  void (*begin)(const char* loop_file, int loop_line) = nullptr;
+  void (*end)() = nullptr;
+};
+void set_serial_gather_hooks(const SerialGatherHooks& hooks);
+
 struct DatasetInternals {
   template <class R> static std::vector<R>& records(Dataset<R>& d) { return d.records_; }
   template <class R> static std::vector<std::uint64_t>& ids(Dataset<R>& d) { return d.ids_; }
@@ -56,6 +64,16 @@ struct DatasetInternals {
     d.ids_ = std::move(ids);
     ++d.version_;
     d.distribution_ = dist;
+  }
+  /// A parallel loop over `d` (at FILE:LINE) ended or stopped: when it left the records moved
+  /// between ranks or out of the dataset's order, the first serial access brings them back
+  /// (Dataset::settle). The next loop may run over them as they lie.
+  template <class R> static void loop_finished(Dataset<R>& d, const char* file, int line) {
+    d.scattered_ = has_origin(d) || d.distribution_ != d.home_;
+    if (d.scattered_) {
+      d.scattered_file_ = file ? file : "?";
+      d.scattered_line_ = line;
+    }
   }
   /// Gives records ids 0.. (position order) when the dataset has none yet; replicated datasets
   /// only (distributed ones got theirs from the loader).
