@@ -193,7 +193,7 @@ void MutantExecutor::compare(const std::string& mode, const fs::path& source, Ex
                         sh_quoted(config_.compare) + " " + mode + " " +
                         sh_quoted((work / "serial").string()) + " " +
                         sh_quoted((work / "rotor").string()) + " " + sh_quoted(source.string()) +
-                        " " + sh_quoted(config_.build_dir + "/frontend/rotor-cc");
+                        " " + sh_quoted(rotor_cc_);
   if (mode == "mpi2") {
     command += " " + config_.mpi_launcher;
   }

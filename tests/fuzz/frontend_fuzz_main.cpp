@@ -216,6 +216,14 @@ void check_one(const Args& a, const rotor::frontend::Options& options, const std
     const rotor_fuzz::Execution x = executor->execute(name, m.text);
     ++c.executions[x.outcome];
     executed = std::string(", executed: ") + rotor_fuzz::to_string(x.outcome);
+    if (x.outcome == rotor_fuzz::ExecOutcome::run_failed) {
+      // Not a failed check (a mutated bound can crash both builds), but kept for a look: a
+      // rotor build that fails where the serial build would not can be an unsound plan too.
+      const long n = c.executions[x.outcome];
+      const fs::path stem = fs::path(a.out) / ("run-failed-" + std::to_string(n));
+      write(stem.string() + ".cpp", m.text);
+      write(stem.string() + ".txt", "seed file: " + name + "\nedits:\n" + m.edits + x.log);
+    }
     if (x.outcome == rotor_fuzz::ExecOutcome::differing) {
       r.failures.push_back("the rotor build and the serial replay of its order printed different "
                            "hashes: an unsound plan (compare.sh below)\n" +
