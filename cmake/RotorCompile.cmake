@@ -29,16 +29,21 @@ function(rotor_add_executable name)
   else()
     target_link_libraries(${name} PRIVATE rotor::runtime)
   endif()
+  # Rebuild the objects when rotor-cc changes (it decides what the objects contain).
+  # OBJECT_DEPENDS takes no generator expressions before CMake 3.27: name the file itself.
   if(TARGET rotor-cc)
-    # Rebuild the objects when rotor-cc changes (it decides what the objects contain).
     add_dependencies(${name} rotor-cc)
-    # OBJECT_DEPENDS takes no generator expressions before CMake 3.27: name the file itself.
     get_target_property(cc_dir rotor-cc BINARY_DIR)
+    set(cc_file ${cc_dir}/rotor-cc)
+  elseif(IS_ABSOLUTE "${ROTOR_CC_EXECUTABLE}" AND EXISTS "${ROTOR_CC_EXECUTABLE}")
+    set(cc_file ${ROTOR_CC_EXECUTABLE}) # another build's or an installed rotor-cc
+  endif()
+  if(cc_file)
     foreach(src IN LISTS ARGN)
       get_filename_component(abs ${src} ABSOLUTE)
       if(abs MATCHES "\\.(cpp|cc|cxx|C)$")
         set_property(SOURCE ${abs} TARGET_DIRECTORY ${name} APPEND PROPERTY OBJECT_DEPENDS
-                     ${cc_dir}/rotor-cc)
+                     ${cc_file})
       endif()
     endforeach()
   endif()

@@ -2,14 +2,23 @@
 // (FrontendOracle.h), or replays files unmutated.
 //
 //   rotor-frontend-fuzz --config rotor-cc.cfg [--seconds S] [--inputs N] [--seed X]
-//                       [--out DIR] [--timeout S] [-I DIR]... SEED.cpp|DIR...
+//                       [--out DIR] [--timeout S]
+//                       [--execute BUILD [--exec-timeout S] [--exec-mpi2]]
+//                       [-I DIR]... SEED.cpp|DIR...
 //   rotor-frontend-fuzz --config rotor-cc.cfg --replay [-I DIR]... FILE.cpp|DIR...
+//
+// --execute BUILD adds the execution oracle (MutantExecutor.h): a mutant of a soundness-corpus
+// program that the frontend plans parallel is built like the corpus in the Ninja build tree
+// BUILD (serially and with rotor-cc) and run by tests/soundness/compare.sh at 2 threads; different
+// hashes are a failed check; --exec-mpi2 also runs it at 2 MPI ranks (compare.sh mpi2). Mutants
+// that do not build or time out (--exec-timeout, default 60 s per step) are counted, not failures.
 //
 // Before each input it writes DIR/current.cpp (and current.edits): when the process dies, that
 // file is the crashing input (bench/fuzz/run_frontend_fuzz.sh collects it); an input that takes
 // longer than --timeout seconds (default 60) ends the process the same way. A failed check writes
 // DIR/failure-N.cpp and .txt. Exit status: 0 when every check held, 1 otherwise, 2 on bad usage.
 #include "FrontendOracle.h"
+#include "MutantExecutor.h"
 #include "SourceMutator.h"
 
 #include <algorithm>
@@ -19,6 +28,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -37,14 +48,20 @@ struct Args {
   std::string out = "frontend-fuzz-out";
   bool replay = false;
   bool verbose = false;
+  std::string execute_build; ///< --execute: the build tree of the execution oracle
+  unsigned exec_timeout = 60;
+  bool exec_mpi2 = false;
   std::vector<std::string> includes;
   std::vector<std::string> paths;
 };
 
 [[noreturn]] void usage(const std::string& why) {
-  std::cerr << "rotor-frontend-fuzz: " << why
-            << "\nusage: rotor-frontend-fuzz --config CFG [--seconds S] [--inputs N] [--seed X] "
-               "[--out DIR] [--timeout S] [--replay] [-v] [-I DIR]... FILE|DIR...\n";
+  std::cerr
+      << "rotor-frontend-fuzz: " << why
+      << "\nusage: rotor-frontend-fuzz --config CFG [--seconds S] [--inputs N] [--seed X] "
+         "[--out DIR] [--timeout S] [--execute BUILD [--exec-timeout S] [--exec-mpi2]] [--replay] "
+         "[-v] "
+         "[-I DIR]... FILE|DIR...\n";
   std::exit(2);
 }
 
@@ -71,6 +88,12 @@ Args parse(int argc, char** argv) {
         a.timeout = static_cast<unsigned>(std::stoul(value()));
       } else if (s == "--out") {
         a.out = value();
+      } else if (s == "--execute") {
+        a.execute_build = value();
+      } else if (s == "--exec-timeout") {
+        a.exec_timeout = static_cast<unsigned>(std::stoul(value()));
+      } else if (s == "--exec-mpi2") {
+        a.exec_mpi2 = true;
       } else if (s == "--replay") {
         a.replay = true;
       } else if (s == "-v") {
@@ -133,6 +156,89 @@ void write(const fs::path& p, const std::string& text) {
   std::ofstream(p, std::ios::binary) << text;
 }
 
+/// What a campaign counts; `print` gives the summary lines (bench/fuzz parses the first).
+struct Counts {
+  long inputs = 0, parsed = 0, loops = 0, parallel = 0, failures = 0;
+  long planned_parallel = 0; ///< mutants with a parallel loop and no failed model check
+  std::map<rotor_fuzz::ExecOutcome, long> executions;
+
+  void print(double seconds, bool executed) const {
+    std::printf("frontend fuzz: %ld inputs (%ld accepted), %ld loops planned (%ld parallel, all "
+                "checked), %ld failed checks, %.1f s\n",
+                inputs, parsed, loops, parallel, failures, seconds);
+    if (!executed) {
+      return;
+    }
+    using rotor_fuzz::ExecOutcome;
+    auto n = [&](ExecOutcome o) {
+      const auto it = executions.find(o);
+      return it == executions.end() ? 0L : it->second;
+    };
+    const long ran = n(ExecOutcome::equal) + n(ExecOutcome::differing) + n(ExecOutcome::run_failed);
+    std::printf("frontend fuzz execution: %ld mutants, %ld planned parallel, %ld not corpus "
+                "programs, %ld did not build, %ld timed out, %ld executed: %ld equal, %ld "
+                "differing, %ld run failed\n",
+                inputs, planned_parallel, n(ExecOutcome::no_recipe), n(ExecOutcome::build_failed),
+                n(ExecOutcome::timed_out), ran, n(ExecOutcome::equal), n(ExecOutcome::differing),
+                n(ExecOutcome::run_failed));
+  }
+};
+
+/// Writes OUT/failure-N.cpp and .txt and prints the failures.
+void save_failure(const Args& a, long n, const rotor_fuzz::Mutant& m, const std::string& name,
+                  const std::vector<std::string>& failures) {
+  const fs::path stem = fs::path(a.out) / ("failure-" + std::to_string(n));
+  write(stem.string() + ".cpp", m.text);
+  std::string report = "seed file: " + name + "\nedits:\n" + m.edits + "failures:\n";
+  for (const auto& f : failures) {
+    report += f + "\n";
+    std::cout << "  " << f << "\n";
+  }
+  write(stem.string() + ".txt", report);
+}
+
+/// One input: the model checks, then (with --execute, for a parallel plan) the execution oracle.
+void check_one(const Args& a, const rotor::frontend::Options& options, const std::string& name,
+               const rotor_fuzz::Mutant& m, std::uint64_t check_seed,
+               rotor_fuzz::MutantExecutor* executor, Counts& c) {
+  write(fs::path(a.out) / "current.cpp", m.text);
+  write(fs::path(a.out) / "current.edits", name + "\n" + m.edits);
+  alarm(a.timeout); // SIGALRM ends the process: current.cpp stays as the hanging input
+  auto r = rotor_fuzz::check_source(m.text, name, options, check_seed, !a.verbose);
+  alarm(0);
+  ++c.inputs;
+  c.parsed += r.parsed ? 1 : 0;
+  c.loops += r.loops;
+  c.parallel += r.parallel_loops;
+  std::string executed;
+  if (executor != nullptr && r.parsed && r.parallel_loops > 0 && r.failures.empty()) {
+    ++c.planned_parallel;
+    const rotor_fuzz::Execution x = executor->execute(name, m.text);
+    ++c.executions[x.outcome];
+    executed = std::string(", executed: ") + rotor_fuzz::to_string(x.outcome);
+    if (x.outcome == rotor_fuzz::ExecOutcome::run_failed) {
+      // Not a failed check (a mutated bound can crash both builds), but kept for a look: a
+      // rotor build that fails where the serial build would not can be an unsound plan too.
+      const long n = c.executions[x.outcome];
+      const fs::path stem = fs::path(a.out) / ("run-failed-" + std::to_string(n));
+      write(stem.string() + ".cpp", m.text);
+      write(stem.string() + ".txt", "seed file: " + name + "\nedits:\n" + m.edits + x.log);
+    }
+    if (x.outcome == rotor_fuzz::ExecOutcome::differing) {
+      r.failures.push_back("the rotor build and the serial replay of its order printed different "
+                           "hashes: an unsound plan (compare.sh below)\n" +
+                           x.log);
+    }
+  }
+  if (a.verbose || !r.failures.empty()) {
+    std::cout << (r.failures.empty() ? "ok   " : "FAIL ") << name << " (" << r.loops << " loops, "
+              << r.parallel_loops << " parallel" << executed << ")\n";
+  }
+  if (!r.failures.empty()) {
+    save_failure(a, ++c.failures, m, name, r.failures);
+  }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -143,57 +249,46 @@ int main(int argc, char** argv) {
   }
   fs::create_directories(a.out);
   const rotor::frontend::Options options = rotor_fuzz::options_from_config(a.config, a.includes);
+  std::unique_ptr<rotor_fuzz::MutantExecutor> executor;
+  if (!a.execute_build.empty()) {
+    rotor_fuzz::ExecConfig ec;
+    ec.build_dir = a.execute_build;
+    ec.compare = ROTOR_FUZZ_COMPARE_SH;
+    ec.ninja = ROTOR_FUZZ_NINJA;
+    ec.work_dir = (fs::path(a.out) / "exec").string();
+    ec.timeout = a.exec_timeout;
+    if (a.exec_mpi2) {
+      ec.modes.push_back("mpi2");
+      ec.mpi_launcher = ROTOR_FUZZ_MPI_LAUNCHER;
+    }
+    executor = std::make_unique<rotor_fuzz::MutantExecutor>(ec);
+  }
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   rotor_fuzz::SourceMutator mutator(sources, a.seed);
-  long inputs = 0, parsed = 0, loops = 0, parallel = 0, failures = 0;
+  Counts c;
   std::uint64_t check_seed = a.seed;
   for (;;) {
-    if (a.replay
-            ? inputs >= static_cast<long>(sources.size())
-            : ((a.inputs > 0 && inputs >= a.inputs) || (a.seconds > 0 && elapsed() >= a.seconds))) {
+    if (a.replay ? c.inputs >= static_cast<long>(sources.size())
+                 : ((a.inputs > 0 && c.inputs >= a.inputs) ||
+                    (a.seconds > 0 && elapsed() >= a.seconds))) {
       break;
     }
     rotor_fuzz::Mutant m;
     if (a.replay) {
-      m.seed = static_cast<int>(inputs);
-      m.text = sources[static_cast<std::size_t>(inputs)].text;
+      m.seed = static_cast<int>(c.inputs);
+      m.text = sources[static_cast<std::size_t>(c.inputs)].text;
       m.edits = "(unmutated)\n";
     } else {
       m = mutator.next();
     }
     const std::string& name = sources[static_cast<std::size_t>(m.seed)].path;
-    write(fs::path(a.out) / "current.cpp", m.text);
-    write(fs::path(a.out) / "current.edits", name + "\n" + m.edits);
-    alarm(a.timeout); // SIGALRM ends the process: current.cpp stays as the hanging input
-    const auto r = rotor_fuzz::check_source(m.text, name, options, ++check_seed, !a.verbose);
-    alarm(0);
-    ++inputs;
-    parsed += r.parsed ? 1 : 0;
-    loops += r.loops;
-    parallel += r.parallel_loops;
-    if (a.verbose || !r.failures.empty()) {
-      std::cout << (r.failures.empty() ? "ok   " : "FAIL ") << name << " (" << r.loops << " loops, "
-                << r.parallel_loops << " parallel)\n";
-    }
-    if (!r.failures.empty()) {
-      ++failures;
-      const fs::path stem = fs::path(a.out) / ("failure-" + std::to_string(failures));
-      write(stem.string() + ".cpp", m.text);
-      std::string report = "seed file: " + name + "\nedits:\n" + m.edits + "failures:\n";
-      for (const auto& f : r.failures) {
-        report += f + "\n";
-        std::cout << "  " << f << "\n";
-      }
-      write(stem.string() + ".txt", report);
-    }
+    check_one(a, options, name, m, ++check_seed, executor.get(), c);
   }
   fs::remove(fs::path(a.out) / "current.cpp");
   fs::remove(fs::path(a.out) / "current.edits");
-  std::printf("frontend fuzz: %ld inputs (%ld accepted), %ld loops planned (%ld parallel, all "
-              "checked), %ld failed checks, %.1f s\n",
-              inputs, parsed, loops, parallel, failures, elapsed());
-  return failures == 0 ? 0 : 1;
+  c.print(elapsed(), executor != nullptr);
+  return c.failures == 0 ? 0 : 1;
 }

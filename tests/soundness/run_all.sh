@@ -9,6 +9,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:?usage: run_all.sh BUILD_DIR [NAME...]}" && pwd)
 shift
 cc=$build/frontend/rotor-cc
+# A build without the frontend (the tsan stage of scripts/test.sh) names another rotor-cc.
+if [ ! -x "$cc" ]; then
+  cc=$(sed -n 's/^ROTOR_CC_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
+fi
 bin=$build/tests/soundness
 mpiexec=${ROTOR_MPIEXEC:-mpirun}
 mpi_flags=(--oversubscribe --bind-to none --allow-run-as-root --mca btl_vader_single_copy_mechanism none)
