@@ -31,6 +31,15 @@ struct LoweredLoop {
   /// function, bound to a reference, another member call): they need a real DistArray, so they
   /// never get sparse worker buffers (codegen::SparseCapable).
   std::vector<std::string> used_whole;
+  /// A std::vector the loop writes as rows `v[key * stride + j]`: the array `name` of the model,
+  /// bound through `::rotor::codegen::adopt_rows(expression, stride)` when the plan is exact
+  /// (docs/design/containers.md).
+  struct RowVector {
+    std::string name;
+    std::string expression;
+    std::string stride;
+  };
+  std::vector<RowVector> row_vectors;
   bool failed = false; ///< an error diagnostic was produced
 };
 

@@ -56,6 +56,34 @@ std::string dist_array_element(QualType t) {
   return spec->getTemplateArgs()[0].getAsType().getAsString();
 }
 
+std::string row_vector_element(const ASTContext& ctx, QualType t) {
+  if (t.isNull()) {
+    return "";
+  }
+  t = t.getNonReferenceType().getCanonicalType();
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(t->getAsCXXRecordDecl());
+  if (spec == nullptr ||
+      spec->getSpecializedTemplate()->getQualifiedNameAsString() != "std::vector" ||
+      spec->getTemplateArgs().size() < 1 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type) {
+    return "";
+  }
+  const QualType element = spec->getTemplateArgs()[0].getAsType().getCanonicalType();
+  const auto* builtin = element->getAs<BuiltinType>();
+  if (builtin == nullptr || element.isConstQualified() || element.isVolatileQualified()) {
+    return "";
+  }
+  const bool floating =
+      builtin->getKind() == BuiltinType::Float || builtin->getKind() == BuiltinType::Double;
+  const bool integer = builtin->isInteger() && !builtin->isBooleanType() &&
+                       !builtin->isCharType() && !builtin->isWideCharType() &&
+                       (ctx.getTypeSize(element) == 32 || ctx.getTypeSize(element) == 64);
+  if (!floating && !integer) {
+    return "";
+  }
+  return element.getAsString(ctx.getPrintingPolicy());
+}
+
 const RecordDecl* dataset_record(QualType t) {
   const auto* spec = rotor_specialization(t, "rotor::Dataset");
   if (spec == nullptr || spec->getTemplateArgs().size() < 1 ||

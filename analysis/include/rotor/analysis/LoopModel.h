@@ -84,6 +84,9 @@ struct ArrayDecl {
   std::string name;
   int rank = 1;        ///< Number of dimensions.
   std::string element; ///< Element type as written (`float`), informational.
+  /// A std::vector used as rows `v[key * stride + j]` (rank 2: row, whole row); never buffered
+  /// (docs/design/containers.md).
+  bool row_vector = false;
 };
 
 /// A scalar declared outside the loop and changed only by `+=` / `-=`, or a rotor::Accumulator.
