@@ -120,7 +120,7 @@ std::string dependence_reason(const LoopModel& model, const SearchDependence& de
         const ArrayDecl* decl = model.array(a.array);
         if (decl != nullptr && decl->row_vector) {
           return out + "; subscript '" + subscript_words(model, s) +
-                 "' of the std::vector is not a row `key * stride + j` with one loop-invariant "
+                 "' of the plain container is not a row `key * stride + j` with one loop-invariant "
                  "stride and j provably in [0, stride)";
         }
         return out + "; subscript '" + subscript_words(model, s) +

@@ -46,7 +46,7 @@ const LoweredLoop::RowVector* row_vector(const LoweredLoop& loop, const std::str
 /// container itself, as for any outside state (docs/design/containers.md).
 bool is_bound(const LoweredLoop& loop, const analysis::Plan& plan, const std::string& name) {
   const LoweredLoop::RowVector* rv = row_vector(loop, name);
-  return rv == nullptr || (plan.kind != analysis::PlanKind::serial && !rv->stride.empty());
+  return rv == nullptr || (plan.kind != analysis::PlanKind::serial && !rv->view.empty());
 }
 
 /// The declarations of the views of the bound row vectors, each followed by `separator`.
@@ -55,8 +55,7 @@ std::string row_vector_views(const LoweredLoop& loop, const analysis::Plan& plan
   std::string out;
   for (const auto& rv : loop.row_vectors) {
     if (is_bound(loop, plan, rv.name)) {
-      out += "auto rotor_view_" + rv.name + " = ::rotor::codegen::adopt_rows(" + rv.expression +
-             ", " + rv.stride + ");" + separator;
+      out += "auto rotor_view_" + rv.name + " = " + rv.view + ";" + separator;
     }
   }
   return out;

@@ -594,7 +594,8 @@ void LoopLowering::prescan(const Stmt* s, Frame& f) {
 
 void LoopLowering::note_array(const Target& t) {
   if (out_.model.array(t.array) == nullptr) {
-    out_.model.arrays.push_back({t.array, t.rank, t.element, t.row_vector});
+    out_.model.arrays.push_back(
+        {t.array, t.rank, t.element, t.row_vector && t.eigen == 0, t.row_vector});
   }
 }
 

@@ -1,9 +1,9 @@
-// Plain containers as parameter arrays (docs/design/containers.md): a std::vector the loop
-// indexes as rows, `v[key * stride + j]` with `stride` loop-invariant and `j` provably in
-// [0, stride), is modelled as a 2-D array (rows, stride) whose first subscript is `key` and
-// whose second is the whole row. Every other use of such a vector (resize, data(), a copy, a
-// reference to it) blocks the loop when the loop writes the vector; a vector the loop only reads
-// stays an ordinary outside read.
+// Plain containers as parameter arrays (docs/design/containers.md): a std::vector or std::array
+// the loop indexes as rows (`v[row]` is rows of one element), `v[key * stride + j]` with `stride`
+// loop-invariant and `j` provably in [0, stride), is modelled as a 2-D array (rows, stride) whose
+// first subscript is `key` and whose second is the whole row. Every other use of such a vector
+// (resize, data(), a copy, a reference to it) blocks the loop when the loop writes the vector; a
+// vector the loop only reads stays an ordinary outside read.
 
 #include "LoweringState.h"
 #include "RotorTypes.h"
@@ -95,17 +95,19 @@ bool writes_variable(const Stmt* s, const ValueDecl* j) {
   return false;
 }
 
-std::string describe_use(const std::string& name, const std::string& what) {
-  return "'" + name + "' (a std::vector) is used other than by subscript or size() (" + what + ")";
+std::string describe_use(const Target& t, const std::string& what) {
+  const char* article = t.container.rfind("Eigen", 0) == 0 ? "an " : "a ";
+  return "'" + t.array + "' (" + article + t.container +
+         ") is used other than by subscript or size() (" + what + ")";
 }
 
 } // namespace
 
-/// A std::vector variable visible at the loop (a global, or a local or parameter of a function
-/// around the loop, captures included): the array named after it.
+/// A std::vector or std::array variable visible at the loop (a global, or a local or parameter of a
+/// function around the loop, captures included): the array named after it.
 Target LoopLowering::row_vector_variable(const VarDecl* vd) const {
-  const std::string element = row_vector_element(ctx_, vd->getType());
-  if (element.empty()) {
+  Target t = container_target(vd->getType());
+  if (t.kind != Target::array_k) {
     return {};
   }
   bool visible = false;
@@ -121,13 +123,27 @@ Target LoopLowering::row_vector_variable(const VarDecl* vd) const {
   if (!visible) {
     return {};
   }
-  Target t;
-  t.kind = Target::array_k;
   t.array = vd->getNameAsString();
   t.expression = t.array;
   t.decl = vd;
+  return t;
+}
+
+/// The array target of a plain container of type `type` (its name still unset), or none.
+Target LoopLowering::container_target(QualType type) const {
+  Target t;
+  t.element = row_vector_element(ctx_, type);
+  if (t.element.empty()) {
+    t.eigen = eigen_layout(ctx_, type, t.element);
+    if (t.eigen == 0) {
+      return {};
+    }
+    t.container = "Eigen::Matrix";
+  } else {
+    t.container = row_container_name(type);
+  }
+  t.kind = Target::array_k;
   t.rank = 2;
-  t.element = element;
   t.row_vector = true;
   return t;
 }
@@ -145,20 +161,18 @@ bool LoopLowering::names_loop_object(const Expr* base, const Frame& f) const {
          names_loop_object(f.this_object, *f.caller);
 }
 
-/// A std::vector member of the loop's own object: the array named after the member.
+/// A std::vector or std::array member of the loop's own object: the array named after the member.
 Target LoopLowering::row_vector_member(const MemberExpr* me, const FieldDecl* fd, Frame& f) const {
-  const std::string element = row_vector_element(ctx_, fd->getType());
-  if (element.empty() || !names_loop_object(me->getBase(), f)) {
+  if (!names_loop_object(me->getBase(), f)) {
     return {};
   }
-  Target t;
-  t.kind = Target::array_k;
+  Target t = container_target(fd->getType());
+  if (t.kind != Target::array_k) {
+    return {};
+  }
   t.array = fd->getNameAsString();
   t.expression = "this->" + t.array;
   t.decl = fd;
-  t.rank = 2;
-  t.element = element;
-  t.row_vector = true;
   return t;
 }
 
@@ -170,6 +184,10 @@ void LoopLowering::on_row_vector_use(const Expr* use, const Stmt* parent, const 
                                      Frame& f) {
   note_array(t);
   row_expressions_.emplace(t.array, t.expression);
+  if (t.eigen != 0) {
+    on_eigen_use(use, parent, t, f);
+    return;
+  }
   if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent);
       op != nullptr && op->getOperator() == OO_Subscript && op->getNumArgs() == 2 &&
       op->getArg(0) == use) {
@@ -184,12 +202,12 @@ void LoopLowering::on_row_vector_use(const Expr* use, const Stmt* parent, const 
   }
   if (const auto* me = dyn_cast_or_null<MemberExpr>(parent)) {
     const std::string name = me->getMemberNameInfo().getAsString();
-    if (name == "size" || name == "empty") {
+    if (name == "size" || name == "empty" || name == "max_size") {
       return;
     }
     const auto* call = dyn_cast_or_null<CXXMemberCallExpr>(f.parents->getParent(me));
     const auto* md = call != nullptr ? call->getMethodDecl() : nullptr;
-    misused_container(t, describe_use(t.array, text_of(call ? static_cast<const Expr*>(call) : me)),
+    misused_container(t, describe_use(t, text_of(call ? static_cast<const Expr*>(call) : me)),
                       me->getBeginLoc());
     add_access(t, md == nullptr || !md->isConst(), {}, me);
     return;
@@ -205,7 +223,7 @@ void LoopLowering::on_row_vector_use(const Expr* use, const Stmt* parent, const 
     }
   }
   const UseInfo u = classify(use, f);
-  misused_container(t, describe_use(t.array, text_of(use)), use->getBeginLoc());
+  misused_container(t, describe_use(t, text_of(use)), use->getBeginLoc());
   add_access(t, u.use != Use::read && u.use != Use::alias_init, {}, use);
 }
 
@@ -217,7 +235,7 @@ std::vector<Subscript> LoopLowering::row_vector_subscripts(const Expr* index, co
   const std::string text = text_of(index);
   Sym row;
   Offset stride;
-  if (!split_row_index(index, f, row, stride)) {
+  if (!split_row_index(index, f, row, stride) && !whole_row_index(index, f, row, stride)) {
     return {Subscript::unknown(text), Subscript::whole(text)};
   }
   const auto [it, first] = row_strides_.emplace(t.array, stride);
@@ -225,6 +243,18 @@ std::vector<Subscript> LoopLowering::row_vector_subscripts(const Expr* index, co
     return {Subscript::unknown(text), Subscript::whole(text)};
   }
   return {to_subscript(row, text), Subscript::whole(text)};
+}
+
+/// `v[row]`: rows of one element, for a subscript the analysis knows (`bias[r.user]`).
+bool LoopLowering::whole_row_index(const Expr* index, Frame& f, Sym& row, Offset& stride) {
+  const Sym s = eval(index, f);
+  if (s.kind == Subscript::Kind::unknown) {
+    return false;
+  }
+  row = s;
+  stride = Offset{};
+  stride.value = 1;
+  return true;
 }
 
 /// `row * stride + column`, `stride * row + column`, `column + row * stride` or `row * stride`
@@ -309,6 +339,79 @@ bool LoopLowering::column_in_row(const Expr* column, const Offset& stride, Frame
          !writes_variable(fs->getCond(), j);
 }
 
+/// An Eigen::Matrix: `M(i, j)`, `M.coeffRef(i, j)`, `M.row(i)`, `M.col(j)` (a vector: `v(i)`,
+/// `v[i]`), in the view's coordinates: (row, column) for a row-major matrix, (column, row) for a
+/// column-major one (its memory is the transposed row-major array), (i, whole) for a vector.
+void LoopLowering::on_eigen_use(const Expr* use, const Stmt* parent, const Target& t, Frame& f) {
+  eigen_arrays_.insert(t.array);
+  const auto sub = [&](const Expr* e) { return to_subscript(eval(e, f), text_of(e)); };
+  std::vector<Subscript> subs;
+  const Expr* access = nullptr;
+  const Expr* whole = use;        // what a use other than an element, row or column is
+  std::vector<const Expr*> index; // (row, column) as the user wrote them
+  bool row = false;
+  bool column = false;
+  if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent);
+      op != nullptr && op->getNumArgs() > 1 && op->getArg(0) == use &&
+      (op->getOperator() == OO_Call || op->getOperator() == OO_Subscript)) {
+    for (unsigned i = 1; i < op->getNumArgs(); ++i) {
+      index.push_back(op->getArg(i));
+    }
+    access = op;
+  } else if (const auto* me = dyn_cast_or_null<MemberExpr>(parent)) {
+    const std::string name = me->getMemberNameInfo().getAsString();
+    const auto* call = dyn_cast_or_null<CXXMemberCallExpr>(f.parents->getParent(me));
+    if (name == "rows" || name == "cols" || name == "size") {
+      return;
+    }
+    if (call != nullptr) {
+      whole = call;
+    }
+    if (call != nullptr && (name == "coeffRef" || name == "coeff")) {
+      for (const Expr* arg : call->arguments()) {
+        index.push_back(arg);
+      }
+      access = call;
+    } else if (call != nullptr && call->getNumArgs() == 1 && (name == "row" || name == "col")) {
+      index.push_back(call->getArg(0));
+      row = name == "row";
+      column = name == "col";
+      access = call;
+    }
+  }
+  const bool vector_index = t.eigen == 'V' && index.size() == 1 && !row && !column;
+  const bool matrix_index = t.eigen != 'V' && (index.size() == 2 || row || column);
+  if (access == nullptr || (!vector_index && !matrix_index)) {
+    whole = access != nullptr ? access : whole;
+    const UseInfo u = classify(whole, f);
+    misused_container(t, describe_use(t, text_of(whole)), whole->getBeginLoc());
+    add_access(t, u.use != Use::read && u.use != Use::alias_init, {}, whole);
+    return;
+  }
+  if (vector_index) {
+    subs = {sub(index[0]), Subscript::whole()};
+  } else {
+    // (i, j) as written; a row or column is the whole other dimension.
+    Subscript i = column ? Subscript::whole() : sub(index[0]);
+    Subscript j = row ? Subscript::whole() : sub(column ? index[0] : index[1]);
+    subs = t.eigen == 'R' ? std::vector<Subscript>{i, j} : std::vector<Subscript>{j, i};
+  }
+  const UseInfo u = classify(access, f);
+  const int at = add_access(t, u.use != Use::read && u.use != Use::alias_init, subs, access);
+  if (u.use == Use::address) {
+    escape(analysis::Escape::Kind::pointer_taken,
+           "a pointer into " + t.array + " is taken (" + text_of(access) + ")",
+           access->getBeginLoc());
+  }
+  if (u.use == Use::alias_init && u.var != nullptr && !u.var->getType()->isArithmeticType()) {
+    Target alias; // `auto w = M.row(u)`: writes through w are writes to this access
+    alias.kind = Target::row_k;
+    alias.array = t.array;
+    alias.access = at;
+    f.env[u.var] = alias;
+  }
+}
+
 /// After the walk: a vector the loop only reads leaves the model (an outside read, as before);
 /// a written one is a parameter array when every use was a subscript or size query and it is
 /// not buffered, else its first other use blocks the loop.
@@ -334,15 +437,18 @@ void LoopLowering::settle_containers() {
     }
     if (std::find(m.buffered.begin(), m.buffered.end(), name) != m.buffered.end()) {
       escape(analysis::Escape::Kind::outside_write,
-             "buffered(" + name + "): '" + name + "' is a std::vector", pragma_.hash,
+             "buffered(" + name + "): '" + name + "' is a plain container", pragma_.hash,
              "buffered(...) needs a rotor::DistArray");
     }
     const auto stride = row_strides_.find(name);
-    out_.row_vectors.push_back(
-        {name, expression,
-         stride == row_strides_.end()
-             ? std::string()
-             : analysis::offset_text(stride->second, analysis::OffsetStyle::cpp)});
+    std::string view;
+    if (eigen_arrays_.count(name)) {
+      view = "::rotor::codegen::adopt_matrix(" + expression + ")";
+    } else if (stride != row_strides_.end()) {
+      view = "::rotor::codegen::adopt_rows(" + expression + ", " +
+             analysis::offset_text(stride->second, analysis::OffsetStyle::cpp) + ")";
+    }
+    out_.row_vectors.push_back({name, view});
   }
 }
 

@@ -101,6 +101,8 @@ struct Target {
   /// array: a std::vector used as rows `v[key * stride + j]` (docs/design/containers.md)
   bool row_vector = false;
   std::string expression; ///< row vector: how to name it at the loop
+  std::string container;  ///< row vector: "std::vector", "std::array" or "Eigen::Matrix"
+  char eigen = 0;         ///< Eigen::Matrix: 'R' row-major, 'C' column-major, 'V' vector
 };
 
 class LoopLowering;
@@ -199,11 +201,14 @@ private:
 
   // ---- plain containers as parameter arrays (LoweringContainers.cpp) ------------------------
   Target row_vector_variable(const VarDecl* vd) const;
+  Target container_target(QualType type) const;
+  void on_eigen_use(const Expr* use, const Stmt* parent, const Target& t, Frame& f);
   Target row_vector_member(const MemberExpr* me, const FieldDecl* fd, Frame& f) const;
   bool names_loop_object(const Expr* base, const Frame& f) const;
   void on_row_vector_use(const Expr* use, const Stmt* parent, const Target& t, Frame& f);
   std::vector<Subscript> row_vector_subscripts(const Expr* index, const Target& t, Frame& f);
   bool split_row_index(const Expr* index, Frame& f, Sym& row, Offset& stride);
+  bool whole_row_index(const Expr* index, Frame& f, Sym& row, Offset& stride);
   bool column_in_row(const Expr* column, const Offset& stride, Frame& f);
   void misused_container(const Target& t, const std::string& how, SourceLocation at);
   void settle_containers();
@@ -257,6 +262,7 @@ private:
   /// written; a container the loop only reads stays an outside read).
   std::map<std::string, Offset> row_strides_;
   std::map<std::string, std::string> row_expressions_;
+  std::set<std::string> eigen_arrays_; ///< the containers that are Eigen matrices
   std::map<std::string, std::pair<std::string, SourceLocation>> container_misuse_;
 };
 } // namespace rotor::frontend::lowering

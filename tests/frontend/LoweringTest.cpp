@@ -349,6 +349,37 @@ TEST(Lowering, RowVectorUnboundedStaysSerial) {
   EXPECT_EQ(r.rewritten.find("adopt_rows"), std::string::npos);
 }
 
+// Eigen matrices are modelled in their memory order: a column-major matrix's row is the view's
+// second dimension, a row-major matrix's row its first.
+TEST(Lowering, EigenMatrixInMemoryOrder) {
+  FileResult r = lower(R"(
+#include <Eigen/Core>
+using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+void f(rotor::Dataset<Rating>& ratings, Eigen::MatrixXf& U, RowMajor& V) {
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) {
+    U.row(r.user) *= 0.5f;
+    V(r.item, 2) += 1;
+  }
+}
+)");
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  const auto& m = r.loops[0].model;
+  ASSERT_EQ(m.accesses.size(), 2u);
+  EXPECT_TRUE(m.accesses[0].write);
+  EXPECT_EQ(m.accesses[0].subscripts[0].kind, Subscript::Kind::whole);
+  EXPECT_EQ(m.accesses[0].subscripts[1].kind, Subscript::Kind::key);
+  EXPECT_EQ(m.accesses[0].subscripts[1].field, 0);
+  EXPECT_EQ(m.accesses[1].subscripts[0].kind, Subscript::Kind::key);
+  EXPECT_EQ(m.accesses[1].subscripts[0].field, 1);
+  EXPECT_EQ(m.accesses[1].subscripts[1].kind, Subscript::Kind::constant);
+  EXPECT_TRUE(m.arrays[0].container);
+  EXPECT_FALSE(m.arrays[0].row_vector);
+  EXPECT_EQ(r.loops[0].plan.kind, rotor::analysis::PlanKind::rotation);
+  EXPECT_NE(r.rewritten.find("::rotor::codegen::adopt_matrix(U)"), std::string::npos);
+}
+
 TEST(Lowering, Diagnostics) {
   FileResult misplaced =
       lower("void f() {\n#pragma rotor parallel_for\n  int x = 0; (void)x;\n}\n");

@@ -87,6 +87,8 @@ struct ArrayDecl {
   /// A std::vector used as rows `v[key * stride + j]` (rank 2: row, whole row); never buffered
   /// (docs/design/containers.md).
   bool row_vector = false;
+  /// A plain container (row_vector, or an Eigen::Matrix): never buffered.
+  bool container = false;
 };
 
 /// A scalar declared outside the loop and changed only by `+=` / `-=`, or a rotor::Accumulator.

@@ -69,7 +69,7 @@ struct LoopSpec {
   const char* reason = "";             ///< serial: why (for --rotor-verbose)
   /// Arrays that are views of plain containers (ContainerView.h): the body writes the container
   /// itself, not the array object it is passed, so --rotor-validate cannot replay it on a copy.
-  std::vector<const char*> views;
+  std::vector<const char*> views = {};
 };
 
 /// The key fields of a record, in declaration order (the analysis' LoopModel::fields).

@@ -1,8 +1,9 @@
 #pragma once
 /// \file
-/// How rotor-cc hands a plain container to the runtime (namespace rotor::codegen): a DistArray
-/// that views the container's memory in place, so the executors see an ordinary DistArray and
-/// move its blocks straight into the container. docs/design/containers.md has the design.
+/// How rotor-cc hands a plain container (std::vector, std::array, Eigen::Matrix) to the runtime
+/// (namespace rotor::codegen): a DistArray that views the container's memory in place, so the
+/// executors see an ordinary DistArray and move its blocks straight into the container.
+/// docs/design/containers.md has the design.
 ///
 /// \code
 ///   // before (user code)                      // after (rotor-cc output)
@@ -22,6 +23,8 @@
 
 #include "rotor/distarray/DistArray.h"
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -39,6 +42,30 @@ DistArray<T, 2> adopt_rows(std::vector<T, Alloc>& v, std::int64_t row_length) {
     return DistArray<T, 2>::adopt(v.data(), {0, 0});
   }
   return DistArray<T, 2>::adopt(v.data(), {size / row_length, row_length});
+}
+
+/// The same for a std::array.
+template <class T, std::size_t N>
+DistArray<T, 2> adopt_rows(std::array<T, N>& a, std::int64_t row_length) {
+  const std::int64_t size = static_cast<std::int64_t>(N);
+  if (row_length < 1) {
+    return DistArray<T, 2>::adopt(a.data(), {0, 0});
+  }
+  return DistArray<T, 2>::adopt(a.data(), {size / row_length, row_length});
+}
+
+/// An Eigen::Matrix in the frontend's coordinates (docs/design/containers.md): a row-major matrix
+/// as (rows, cols), a column-major one as (cols, rows) (its memory is that row-major array), a
+/// vector as (size, 1).
+template <class T, int R, int C, int O, int MR, int MC>
+DistArray<T, 2> adopt_matrix(Eigen::Matrix<T, R, C, O, MR, MC>& m) {
+  if constexpr (R == 1 || C == 1) {
+    return DistArray<T, 2>::adopt(m.data(), {static_cast<std::int64_t>(m.size()), 1});
+  } else if constexpr ((O & Eigen::RowMajor) != 0) {
+    return DistArray<T, 2>::adopt(m.data(), {m.rows(), m.cols()});
+  } else {
+    return DistArray<T, 2>::adopt(m.data(), {m.cols(), m.rows()});
+  }
 }
 
 } // namespace rotor::codegen
