@@ -236,6 +236,13 @@ std::string unknown_fix(const LoopModel& model, const Access& a, const Subscript
   const std::string var = record_variable(model, s.text);
   const std::string prefix = var.empty() ? "r." : var + ".";
   const bool lookup = s.text.find_first_of("[(") != std::string::npos;
+  if (const analysis::ArrayDecl* decl = model.array(a.array); decl != nullptr && decl->row_vector) {
+    return "index the plain container '" + a.array + "' as rows, " + a.array +
+           "[key * stride + j], with the same loop-invariant stride in "
+           "every subscript and j a constant below it or the counter of `for (int j = 0; j < "
+           "stride; ++j)` that the loop does not change otherwise (subscript '" +
+           s.text + "')";
+  }
   if (keys.empty()) {
     return {};
   }
@@ -297,7 +304,7 @@ std::vector<std::string> minimal_buffered(const LoopModel& model) {
   for (const ArrayDecl& d : model.arrays) {
     const bool written = std::any_of(model.accesses.begin(), model.accesses.end(),
                                      [&](const Access& a) { return a.array == d.name && a.write; });
-    if (written && !model.is_buffered(d.name)) {
+    if (written && !model.is_buffered(d.name) && !d.container) {
       candidates.push_back(d.name);
     }
   }

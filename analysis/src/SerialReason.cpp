@@ -117,6 +117,12 @@ std::string dependence_reason(const LoopModel& model, const SearchDependence& de
     const Access& a = model.accesses[static_cast<std::size_t>(idx)];
     for (const Subscript& s : a.subscripts) {
       if (s.kind == Subscript::Kind::unknown) {
+        const ArrayDecl* decl = model.array(a.array);
+        if (decl != nullptr && decl->row_vector) {
+          return out + "; subscript '" + subscript_words(model, s) +
+                 "' of the plain container is not a row `key * stride + j` with one loop-invariant "
+                 "stride and j provably in [0, stride)";
+        }
         return out + "; subscript '" + subscript_words(model, s) +
                "' is not a key field plus a loop-invariant offset";
       }

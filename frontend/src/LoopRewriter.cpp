@@ -32,6 +32,35 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
+/// The row vector bound as model array `name`, or nullptr when `name` is a DistArray.
+const LoweredLoop::RowVector* row_vector(const LoweredLoop& loop, const std::string& name) {
+  for (const auto& rv : loop.row_vectors) {
+    if (rv.name == name) {
+      return &rv;
+    }
+  }
+  return nullptr;
+}
+
+/// False for a row vector the runtime does not get: a serial plan runs the body on the
+/// container itself, as for any outside state (docs/design/containers.md).
+bool is_bound(const LoweredLoop& loop, const analysis::Plan& plan, const std::string& name) {
+  const LoweredLoop::RowVector* rv = row_vector(loop, name);
+  return rv == nullptr || (plan.kind != analysis::PlanKind::serial && !rv->view.empty());
+}
+
+/// The declarations of the views of the bound row vectors, each followed by `separator`.
+std::string row_vector_views(const LoweredLoop& loop, const analysis::Plan& plan,
+                             const std::string& separator) {
+  std::string out;
+  for (const auto& rv : loop.row_vectors) {
+    if (is_bound(loop, plan, rv.name)) {
+      out += "auto rotor_view_" + rv.name + " = " + rv.view + ";" + separator;
+    }
+  }
+  return out;
+}
+
 int field_index(const analysis::LoopModel& m, const std::string& name) {
   return m.field_index(name);
 }
@@ -94,7 +123,11 @@ std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
      << (loop.writes_records ? "true" : "false")
      << ", ::rotor::codegen::Device::" << (loop.gpu ? "gpu" : "cpu") << ",\n"
      << indent << "    /*arrays*/ {";
+  std::vector<std::string> specs;
   for (std::size_t i = 0; i < m.arrays.size(); ++i) {
+    if (!is_bound(loop, plan, m.arrays[i].name)) {
+      continue;
+    }
     const analysis::ArrayPlan* ap = nullptr;
     for (const auto& a : plan.arrays) {
       if (a.name == m.arrays[i].name) {
@@ -113,20 +146,33 @@ std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
                      analysis::offset_text(d.lo, analysis::OffsetStyle::cpp) + ", " +
                      analysis::offset_text(d.hi, analysis::OffsetStyle::cpp) + "}");
     }
-    os << "\n"
-       << indent << "        {" << quoted(ap->name)
-       << ", ::rotor::codegen::Role::" << analysis::to_string(ap->role) << ", "
-       << field_index(m, ap->field) << ", " << (ap->written ? "true" : "false") << ", {"
-       << join(dims) << "}}" << (i + 1 < m.arrays.size() ? "," : "");
+    std::ostringstream spec;
+    spec << "\n"
+         << indent << "        {" << quoted(ap->name)
+         << ", ::rotor::codegen::Role::" << analysis::to_string(ap->role) << ", "
+         << field_index(m, ap->field) << ", " << (ap->written ? "true" : "false") << ", {"
+         << join(dims) << "}}";
+    specs.push_back(spec.str());
   }
+  os << join(specs, ",");
   std::vector<std::string> reds;
   for (const std::string& r : loop.reductions) {
     reds.push_back(quoted(r));
   }
+  std::vector<std::string> views;
+  for (const auto& rv : loop.row_vectors) {
+    if (is_bound(loop, plan, rv.name)) {
+      views.push_back(quoted(rv.name));
+    }
+  }
   os << "},\n"
      << indent << "    /*reductions*/ {" << join(reds) << "}, /*reason*/ "
      << quoted(plan.kind == analysis::PlanKind::serial ? plan.reason : "") << ", /*may_throw*/ "
-     << (loop.may_throw ? "true" : "false") << "}";
+     << (loop.may_throw ? "true" : "false");
+  if (!views.empty()) {
+    os << ", /*views*/ {" << join(views) << "}";
+  }
+  os << "}";
   return os.str();
 }
 
@@ -179,8 +225,12 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   const std::string indent(col > 0 ? col - 1 : 0, ' ');
   const bool returns_bool = !lowered.breaks.empty();
 
+  // Bound row vectors get their views in a block around the call.
+  const std::string views = row_vector_views(lowered, plan, "\n" + indent + "  ");
+  const std::string block_open = views.empty() ? "" : "{\n" + indent + "  " + views;
+  const std::string block_close = views.empty() ? "" : " }";
   std::ostringstream head;
-  head << "::rotor::codegen::run_loop(\n"
+  head << block_open << "::rotor::codegen::run_loop(\n"
        << indent << "    " << loop_spec_text(lowered, plan, file_name, indent + "    ") << ",\n";
   head << indent << "    " << source_text(sm, lo, loop.getRangeInit()->getSourceRange()) << ", ";
   const analysis::LoopModel& m = lowered.model;
@@ -198,6 +248,15 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   std::vector<std::string> arrays;
   std::vector<std::string> params;
   for (const auto& a : m.arrays) {
+    if (!is_bound(lowered, plan, a.name)) {
+      continue;
+    }
+    if (row_vector(lowered, a.name) != nullptr) {
+      // The body keeps naming the container, whose memory the view is.
+      arrays.push_back("rotor_view_" + a.name);
+      params.push_back("auto& /*" + a.name + "*/");
+      continue;
+    }
     arrays.push_back(a.name);
     // `model.W` (a member of an outside object) cannot be a parameter's name: the body keeps
     // naming the object's member, the same DistArray the runtime was given.
@@ -268,10 +327,12 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
     unsigned rest = 0;
     if (rest_of_line_blank(sm, rbrace.getLocWithOffset(1), rest)) {
       replace_chars(rw, rbrace, rbrace.getLocWithOffset(1 + rest),
-                    tail_ret + "});\n#line " + std::to_string(end_line + 1) + " " + file + "\n");
+                    tail_ret + "});" + block_close + "\n#line " + std::to_string(end_line + 1) +
+                        " " + file + "\n");
     } else {
       rw.ReplaceText(rbrace, 1,
-                     tail_ret + "});\n#line " + std::to_string(end_line) + " " + file + "\n");
+                     tail_ret + "});" + block_close + "\n#line " + std::to_string(end_line) + " " +
+                         file + "\n");
     }
   } else {
     const SourceLocation end = Lexer::getLocForEndOfToken(body->getEndLoc(), 0, sm, lo);
@@ -283,8 +344,8 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
       semi = semi.getLocWithOffset(1);
     }
     const unsigned end_line = sm.getSpellingLineNumber(semi);
-    rw.InsertTextAfter(semi, " " + tail_ret + "});\n#line " + std::to_string(end_line) + " " +
-                                 file + "\n");
+    rw.InsertTextAfter(semi, " " + tail_ret + "});" + block_close + "\n#line " +
+                                 std::to_string(end_line) + " " + file + "\n");
   }
 }
 

@@ -356,6 +356,12 @@ Target LoopLowering::target_of(const Expr* e, Frame& f) {
         t.element = dist_array_element(fd->getType());
         return t;
       }
+      if (const auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
+          fd != nullptr && base.kind == Target::outer_k) {
+        if (Target t = row_vector_member(me, fd, f); t.kind == Target::array_k) {
+          return t;
+        }
+      }
       return base;
     }
     return {};
@@ -395,6 +401,11 @@ Target LoopLowering::target_of(const Expr* e, Frame& f) {
     t.rank = dist_array_rank(vd->getType());
     t.element = dist_array_element(vd->getType());
     return t;
+  }
+  if (!local) {
+    if (Target rv = row_vector_variable(vd); rv.kind == Target::array_k) {
+      return rv;
+    }
   }
   t.kind = local ? Target::local_k : Target::outer_k;
   return t;
@@ -476,6 +487,12 @@ Sym LoopLowering::eval(const Expr* e, Frame& f) {
         return Sym::key(static_cast<int>(it - key_fields_.begin()));
       }
     }
+    // An integer member of the loop's own object: loop-invariant, since a write to it in the
+    // loop blocks the loop (on_this).
+    if (const auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
+        fd != nullptr && fd->getType()->isIntegerType() && names_loop_object(me->getBase(), f)) {
+      return Sym::symbol(symbol_name(fd));
+    }
     return Sym::unknown();
   }
   if (const auto* op = dyn_cast<CXXOperatorCallExpr>(e)) {
@@ -548,6 +565,7 @@ void LoopLowering::prescan(const Stmt* s, Frame& f) {
       for (const Decl* d : ds->decls()) {
         if (const auto* vd = dyn_cast<VarDecl>(d)) {
           inductions_.insert(vd);
+          induction_loops_.emplace(vd, fs);
         }
       }
     }
@@ -576,7 +594,8 @@ void LoopLowering::prescan(const Stmt* s, Frame& f) {
 
 void LoopLowering::note_array(const Target& t) {
   if (out_.model.array(t.array) == nullptr) {
-    out_.model.arrays.push_back({t.array, t.rank, t.element});
+    out_.model.arrays.push_back(
+        {t.array, t.rank, t.element, t.row_vector && t.eigen == 0, t.row_vector});
   }
 }
 
@@ -628,6 +647,10 @@ void LoopLowering::on_array_use(const Expr* use, const Target& t, Frame& f) {
                                 cast<ImplicitCastExpr>(p)->getCastKind() != CK_LValueToRValue))) {
     use = cast<Expr>(p);
     p = f.parents->getParent(p);
+  }
+  if (t.row_vector) {
+    on_row_vector_use(use, p, t, f);
+    return;
   }
   std::vector<Subscript> subs;
   const Expr* access = nullptr;
@@ -1256,6 +1279,7 @@ LoweredLoop LoopLowering::run() {
                           !loop_var_->getType().getNonReferenceType().isConstQualified();
   }
   block_unsafe_leftovers();
+  settle_containers();
 
   for (const SourceLocation& b : out_.breaks) {
     escape(analysis::Escape::Kind::control_flow, "'break' leaves the loop early", b, {}, true);
@@ -1283,6 +1307,9 @@ LoweredLoop LoopLowering::run() {
     }
   }
   for (const auto& a : m.arrays) {
+    if (row_expressions_.count(a.name)) {
+      continue; // a container: its lambda parameter is unnamed, the body names the container
+    }
     bool named = false;
     for (const ValueDecl* d : named_in_body_) {
       named = named || d->getNameAsString() == a.name;

@@ -32,6 +32,15 @@ struct LoweredLoop {
   /// function, bound to a reference, another member call): they need a real DistArray, so they
   /// never get sparse worker buffers (codegen::SparseCapable).
   std::vector<std::string> used_whole;
+  /// A plain container the loop writes (a std::vector or std::array as rows `v[key * stride +
+  /// j]`, an Eigen::Matrix): the array `name` of the model, bound through the DistArray view
+  /// `view` (`::rotor::codegen::adopt_rows(W, k)`; empty: none can be made) when the plan is
+  /// exact (docs/design/containers.md).
+  struct RowVector {
+    std::string name;
+    std::string view;
+  };
+  std::vector<RowVector> row_vectors;
   bool failed = false; ///< an error diagnostic was produced
 };
 

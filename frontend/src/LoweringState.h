@@ -98,6 +98,11 @@ struct Target {
   bool via_pointer = false;          ///< reached through a dereference, `->` or a reference
   bool from_outside = false;         ///< unknown: the pointer itself comes from outside the loop
   std::string name;                  ///< outer / unknown: what to call it in a message
+  /// array: a std::vector used as rows `v[key * stride + j]` (docs/design/containers.md)
+  bool row_vector = false;
+  std::string expression; ///< row vector: how to name it at the loop
+  std::string container;  ///< row vector: "std::vector", "std::array" or "Eigen::Matrix"
+  char eigen = 0;         ///< Eigen::Matrix: 'R' row-major, 'C' column-major, 'V' vector
 };
 
 class LoopLowering;
@@ -115,6 +120,9 @@ struct Frame {
 };
 
 bool is_modifying_operator(OverloadedOperatorKind op);
+
+/// The model's subscript for a symbolic value (`text`: the subscript as written).
+Subscript to_subscript(const Sym& s, std::string text);
 
 bool is_nonconst_ref(QualType t);
 
@@ -191,6 +199,20 @@ private:
   void bind_arguments(Frame& callee, const FunctionDecl* def, const Expr* const* args,
                       unsigned count, Frame& f);
 
+  // ---- plain containers as parameter arrays (LoweringContainers.cpp) ------------------------
+  Target row_vector_variable(const VarDecl* vd) const;
+  Target container_target(QualType type) const;
+  void on_eigen_use(const Expr* use, const Stmt* parent, const Target& t, Frame& f);
+  Target row_vector_member(const MemberExpr* me, const FieldDecl* fd, Frame& f) const;
+  bool names_loop_object(const Expr* base, const Frame& f) const;
+  void on_row_vector_use(const Expr* use, const Stmt* parent, const Target& t, Frame& f);
+  std::vector<Subscript> row_vector_subscripts(const Expr* index, const Target& t, Frame& f);
+  bool split_row_index(const Expr* index, Frame& f, Sym& row, Offset& stride);
+  bool whole_row_index(const Expr* index, Frame& f, Sym& row, Offset& stride);
+  bool column_in_row(const Expr* column, const Offset& stride, Frame& f);
+  void misused_container(const Target& t, const std::string& how, SourceLocation at);
+  void settle_containers();
+
   // ---- deny by default (LoweringEffects.cpp) ----------------------------------------------
   Target root_of(const Expr* e, Frame& f);
   Target pointee_of(const Expr* e, Frame& f);
@@ -234,5 +256,13 @@ private:
   std::map<std::string, const ValueDecl*> symbols_; ///< loop-invariant symbols by name
   std::vector<std::pair<std::string, SourceLocation>> outside_pointer_reads_;
   std::set<const VarDecl*> blocked_reductions_; ///< misused reductions: not bound as partials
+  std::map<const ValueDecl*, const ForStmt*> induction_loops_; ///< inductions: their `for`
+  /// Row vectors: the stride of their first analysed subscript, how to name them at the loop,
+  /// and their first use other than by subscript or size (it blocks the loop when they are
+  /// written; a container the loop only reads stays an outside read).
+  std::map<std::string, Offset> row_strides_;
+  std::map<std::string, std::string> row_expressions_;
+  std::set<std::string> eigen_arrays_; ///< the containers that are Eigen matrices
+  std::map<std::string, std::pair<std::string, SourceLocation>> container_misuse_;
 };
 } // namespace rotor::frontend::lowering

@@ -56,6 +56,76 @@ std::string dist_array_element(QualType t) {
   return spec->getTemplateArgs()[0].getAsType().getAsString();
 }
 
+namespace {
+/// T as written when the runtime can hold T in a DistArray (float, double, a 32- or 64-bit
+/// integer); otherwise "".
+std::string supported_element(const ASTContext& ctx, QualType element) {
+  element = element.getCanonicalType();
+  const auto* builtin = element->getAs<BuiltinType>();
+  if (builtin == nullptr || element.isConstQualified() || element.isVolatileQualified()) {
+    return "";
+  }
+  const bool floating =
+      builtin->getKind() == BuiltinType::Float || builtin->getKind() == BuiltinType::Double;
+  const bool integer = builtin->isInteger() && !builtin->isBooleanType() &&
+                       !builtin->isCharType() && !builtin->isWideCharType() &&
+                       (ctx.getTypeSize(element) == 32 || ctx.getTypeSize(element) == 64);
+  if (!floating && !integer) {
+    return "";
+  }
+  return element.getAsString(ctx.getPrintingPolicy());
+}
+
+const ClassTemplateSpecializationDecl* specialization_of(QualType t) {
+  if (t.isNull()) {
+    return nullptr;
+  }
+  return dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      t.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
+}
+} // namespace
+
+std::string row_vector_element(const ASTContext& ctx, QualType t) {
+  const auto* spec = specialization_of(t);
+  const std::string name =
+      spec == nullptr ? "" : spec->getSpecializedTemplate()->getQualifiedNameAsString();
+  if (spec == nullptr || (name != "std::vector" && name != "std::array") ||
+      spec->getTemplateArgs().size() < 1 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type) {
+    return "";
+  }
+  return supported_element(ctx, spec->getTemplateArgs()[0].getAsType());
+}
+
+char eigen_layout(const ASTContext& ctx, QualType t, std::string& element) {
+  const auto* spec = specialization_of(t);
+  if (spec == nullptr ||
+      spec->getSpecializedTemplate()->getQualifiedNameAsString() != "Eigen::Matrix") {
+    return 0;
+  }
+  const auto& args = spec->getTemplateArgs();
+  if (args.size() < 4 || args[0].getKind() != TemplateArgument::Type ||
+      args[1].getKind() != TemplateArgument::Integral ||
+      args[2].getKind() != TemplateArgument::Integral ||
+      args[3].getKind() != TemplateArgument::Integral) {
+    return 0;
+  }
+  element = supported_element(ctx, args[0].getAsType());
+  if (element.empty()) {
+    return 0;
+  }
+  if (args[1].getAsIntegral() == 1 || args[2].getAsIntegral() == 1) {
+    return 'V';
+  }
+  return (args[3].getAsIntegral().getExtValue() & 1) != 0 ? 'R' : 'C'; // Eigen::RowMajor == 1
+}
+
+std::string row_container_name(QualType t) {
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      t.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
+  return spec == nullptr ? "" : spec->getSpecializedTemplate()->getQualifiedNameAsString();
+}
+
 const RecordDecl* dataset_record(QualType t) {
   const auto* spec = rotor_specialization(t, "rotor::Dataset");
   if (spec == nullptr || spec->getTemplateArgs().size() < 1 ||

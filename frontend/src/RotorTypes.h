@@ -16,6 +16,16 @@ const clang::ClassTemplateSpecializationDecl* rotor_specialization(clang::QualTy
 bool is_dist_array(clang::QualType t);
 int dist_array_rank(clang::QualType t);
 std::string dist_array_element(clang::QualType t);
+/// A `std::vector<T>` or `std::array<T, N>` whose elements the runtime can hold in a DistArray
+/// (T float, double or a 32- or 64-bit integer): T as written; otherwise "". Such a container,
+/// used as rows `v[key * stride + j]`, is a parameter array (docs/design/containers.md).
+std::string row_vector_element(const clang::ASTContext& ctx, clang::QualType t);
+/// "std::vector" or "std::array" for a type row_vector_element accepts.
+std::string row_container_name(clang::QualType t);
+/// An `Eigen::Matrix<T, ...>` with T as for row_vector_element: 'R' (row-major matrix), 'C'
+/// (column-major matrix) or 'V' (a vector: one compile-time dimension is 1), and T in
+/// `element`; otherwise 0.
+char eigen_layout(const clang::ASTContext& ctx, clang::QualType t, std::string& element);
 /// rotor::Dataset<R>: R's declaration; otherwise nullptr.
 const clang::RecordDecl* dataset_record(clang::QualType t);
 /// rotor::IndexSpace<N>: N; otherwise 0.

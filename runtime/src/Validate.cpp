@@ -179,6 +179,11 @@ std::unique_ptr<LoopValidation> LoopValidation::start(const codegen::LoopSpec& s
     note_skipped(spec, "its buffered arrays merge worker copies (no serial order)");
     return nullptr;
   }
+  if (!spec.views.empty()) {
+    note_skipped(spec, std::string("its body writes the plain container '") + spec.views.front() +
+                           "' itself, which a replay on a copy cannot redirect");
+    return nullptr;
+  }
   return std::make_unique<LoopValidation>(spec, space, frame);
 }
 

@@ -7,6 +7,7 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -276,6 +277,107 @@ void f(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 1>& A) {
   ASSERT_TRUE(r.ok);
   EXPECT_NE(r.rewritten.find("if (r.value < 0) return;"), std::string::npos);
   EXPECT_NE(r.rewritten.find("if (k == 1) continue; if (k == 2) break;"), std::string::npos);
+}
+
+// A std::vector written as rows `W[key * k + j]` is the model array (rows, k): (key, whole).
+TEST(Lowering, RowVectorIsARowArray) {
+  FileResult r = lower(R"(
+#include <vector>
+void f(rotor::Dataset<Rating>& ratings, std::vector<float>& W, const std::vector<float>& X,
+       int k) {
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) {
+    for (int j = 0; j < k; ++j) {
+      W[(r.user + 1) * k + j] += X[r.item];
+    }
+  }
+}
+)");
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  const auto& m = r.loops[0].model;
+  ASSERT_EQ(m.arrays.size(), 1u); // X is only read: an outside read, not an array
+  EXPECT_EQ(m.arrays[0].name, "W");
+  EXPECT_EQ(m.arrays[0].rank, 2);
+  EXPECT_TRUE(m.arrays[0].row_vector);
+  ASSERT_EQ(m.accesses.size(), 1u);
+  EXPECT_TRUE(m.accesses[0].write);
+  EXPECT_EQ(m.accesses[0].subscripts[0].kind, Subscript::Kind::key);
+  EXPECT_EQ(m.accesses[0].subscripts[0].field, 0);
+  EXPECT_EQ(m.accesses[0].subscripts[0].offset.value, 1);
+  EXPECT_EQ(m.accesses[0].subscripts[1].kind, Subscript::Kind::whole);
+  EXPECT_EQ(r.loops[0].plan.kind, rotor::analysis::PlanKind::one_d);
+  EXPECT_NE(r.rewritten.find("auto rotor_view_W = ::rotor::codegen::adopt_rows(W, "
+                             "static_cast<std::int64_t>(k));"),
+            std::string::npos);
+  EXPECT_NE(r.rewritten.find("/*views*/ {\"W\"}"), std::string::npos);
+}
+
+// Each of these subscripts can reach another row, or the vector is used as a whole: serial, and
+// a serial plan binds no view. One function per case, in one file (one parse).
+TEST(Lowering, RowVectorUnboundedStaysSerial) {
+  const std::vector<std::string> cases = {
+      "for (int j = 0; j <= k; ++j) W[r.user * k + j] += 1;",
+      "for (int j = 1; j < k; ++j) W[r.user * k + j - 1] += 1;",
+      "for (int j = -1; j < k; ++j) W[r.user * k + j] += 1;",
+      "for (int j = 0; j < k; ++j) { W[r.user * k + j] += 1; ++j; }",
+      "for (int j = 0; j < k; j += 2) W[r.user * k + j] += 1;",
+      "for (int j = 0; j < k + 1; ++j) W[r.user * k + j] += 1;",
+      "W[r.user * k] += 1;",
+      "W[r.user * 4 + 4] += 1;",
+      "W[r.user * k + r.item] += 1;",
+      "W[r.user * k + 1] += 1;",
+      "W[r.user * 2] += 1; W[r.item * 3] += 1;",
+      "W[r.user * 2] += 1; W.resize(9);",
+      "W[r.user * 2] += 1; float* p = W.data(); *p = 1;",
+      "W[r.user * 2] += 1; std::vector<float> copy = W; (void)copy;",
+      "W[static_cast<unsigned char>(r.user) * 2] += 1;"};
+  std::string source = "#include <vector>\n";
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    source += "void f" + std::to_string(i) +
+              "(rotor::Dataset<Rating>& ratings, std::vector<float>& W, int k) {\n"
+              "#pragma rotor parallel_for\n"
+              "  for (const Rating& r : ratings) {\n    " +
+              cases[i] + "\n  }\n}\n";
+  }
+  FileResult r = lower(source);
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(r.loops[i].plan.kind, rotor::analysis::PlanKind::serial) << cases[i];
+  }
+  EXPECT_EQ(r.rewritten.find("adopt_rows"), std::string::npos);
+}
+
+// Eigen matrices are modelled in their memory order: a column-major matrix's row is the view's
+// second dimension, a row-major matrix's row its first.
+TEST(Lowering, EigenMatrixInMemoryOrder) {
+  FileResult r = lower(R"(
+#include <Eigen/Core>
+using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+void f(rotor::Dataset<Rating>& ratings, Eigen::MatrixXf& U, RowMajor& V) {
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) {
+    U.row(r.user) *= 0.5f;
+    V(r.item, 2) += 1;
+  }
+}
+)");
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  const auto& m = r.loops[0].model;
+  ASSERT_EQ(m.accesses.size(), 2u);
+  EXPECT_TRUE(m.accesses[0].write);
+  EXPECT_EQ(m.accesses[0].subscripts[0].kind, Subscript::Kind::whole);
+  EXPECT_EQ(m.accesses[0].subscripts[1].kind, Subscript::Kind::key);
+  EXPECT_EQ(m.accesses[0].subscripts[1].field, 0);
+  EXPECT_EQ(m.accesses[1].subscripts[0].kind, Subscript::Kind::key);
+  EXPECT_EQ(m.accesses[1].subscripts[0].field, 1);
+  EXPECT_EQ(m.accesses[1].subscripts[1].kind, Subscript::Kind::constant);
+  EXPECT_TRUE(m.arrays[0].container);
+  EXPECT_FALSE(m.arrays[0].row_vector);
+  EXPECT_EQ(r.loops[0].plan.kind, rotor::analysis::PlanKind::rotation);
+  EXPECT_NE(r.rewritten.find("::rotor::codegen::adopt_matrix(U)"), std::string::npos);
 }
 
 TEST(Lowering, Diagnostics) {

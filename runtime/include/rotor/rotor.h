@@ -12,6 +12,7 @@
 #include "rotor/distarray/Partition.h"
 #include "rotor/runtime/Accumulator.h"
 #include "rotor/runtime/Codegen.h"
+#include "rotor/runtime/ContainerView.h"
 #include "rotor/runtime/Metrics.h"
 #include "rotor/runtime/RunLoop.h"
 #include "rotor/runtime/Session.h"

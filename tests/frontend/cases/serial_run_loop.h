@@ -4,6 +4,7 @@
 // and run against the original.
 #pragma once
 #include <rotor/runtime/Codegen.h>
+#include <rotor/runtime/ContainerView.h>
 
 #include <tuple>
 #include <type_traits>

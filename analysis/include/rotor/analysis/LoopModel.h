@@ -84,6 +84,11 @@ struct ArrayDecl {
   std::string name;
   int rank = 1;        ///< Number of dimensions.
   std::string element; ///< Element type as written (`float`), informational.
+  /// A std::vector used as rows `v[key * stride + j]` (rank 2: row, whole row); never buffered
+  /// (docs/design/containers.md).
+  bool row_vector = false;
+  /// A plain container (row_vector, or an Eigen::Matrix): never buffered.
+  bool container = false;
 };
 
 /// A scalar declared outside the loop and changed only by `+=` / `-=`, or a rotor::Accumulator.

@@ -118,6 +118,25 @@ public:
     return *this;
   }
 
+  /// A DistArray of extents `shape` over `data`, which it does not own: writes through it land
+  /// in `data`, and `data` must outlive it. rotor-cc binds plain containers (a std::vector used
+  /// as rows) this way, so the runtime moves their blocks in place (docs/design/containers.md).
+  /// Copying it copies the elements into owned storage, as for any DistArray.
+  static DistArray adopt(T* data, const Shape& shape) {
+    DistArray view;
+    view.shape_ = shape;
+    view.size_ = 1;
+    for (int d = 0; d < N; ++d) {
+      if (shape[d] < 0) {
+        throw std::invalid_argument("rotor::DistArray::adopt: extent " + std::to_string(d) +
+                                    " is " + std::to_string(shape[d]) + " (must be >= 0)");
+      }
+      view.size_ *= shape[d];
+    }
+    view.data_ = view.size_ > 0 ? data : nullptr;
+    return view;
+  }
+
   const Shape& shape() const { return shape_; }
   std::int64_t extent(int d) const { return shape_[d]; }
   std::int64_t size() const { return size_; }

@@ -71,6 +71,9 @@ struct LoopSpec {
   /// is then undone when one of its cells throws, so the exception leaves the state of the last
   /// completed step (docs/design/codegen-contract.md, "Exceptions").
   bool may_throw = true;
+  /// Arrays that are views of plain containers (ContainerView.h): the body writes the container
+  /// itself, not the array object it is passed, so --rotor-validate cannot replay it on a copy.
+  std::vector<const char*> views = {};
 };
 
 /// The key fields of a record, in declaration order (the analysis' LoopModel::fields).

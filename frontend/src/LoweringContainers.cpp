@@ -1,0 +1,455 @@
+// Plain containers as parameter arrays (docs/design/containers.md): a std::vector or std::array
+// the loop indexes as rows (`v[row]` is rows of one element), `v[key * stride + j]` with `stride`
+// loop-invariant and `j` provably in [0, stride), is modelled as a 2-D array (rows, stride) whose
+// first subscript is `key` and whose second is the whole row. Every other use of such a vector
+// (resize, data(), a copy, a reference to it) blocks the loop when the loop writes the vector; a
+// vector the loop only reads stays an ordinary outside read.
+
+#include "LoweringState.h"
+#include "RotorTypes.h"
+#include "rotor/analysis/Format.h"
+
+#include <algorithm>
+
+namespace rotor::frontend::lowering {
+
+namespace {
+
+/// `e` without parentheses and implicit conversions that keep every value (ids are never
+/// negative, so a widening sign change keeps them too); nullptr when a conversion may not.
+const Expr* strip_value_preserving(const Expr* e, const ASTContext& ctx) {
+  while (true) {
+    e = e->IgnoreParens();
+    const auto* cast = dyn_cast<ImplicitCastExpr>(e);
+    if (cast == nullptr) {
+      return e;
+    }
+    const QualType from = cast->getSubExpr()->getType();
+    const QualType to = cast->getType();
+    if (from->isIntegerType() && to->isIntegerType() &&
+        ctx.getIntWidth(to) < ctx.getIntWidth(from)) {
+      return nullptr;
+    }
+    e = cast->getSubExpr();
+  }
+}
+
+bool is_declref_to(const Expr* e, const ValueDecl* d) {
+  const auto* dre = dyn_cast_or_null<DeclRefExpr>(e);
+  return dre != nullptr && dre->getDecl() == d;
+}
+
+/// `++j`, `j++` or `j += 1`.
+bool steps_by_one(const Expr* inc, const ValueDecl* j, const ASTContext& ctx) {
+  if (inc == nullptr) {
+    return false;
+  }
+  inc = inc->IgnoreParens();
+  if (const auto* uo = dyn_cast<UnaryOperator>(inc)) {
+    return uo->isIncrementOp() && is_declref_to(uo->getSubExpr()->IgnoreParenImpCasts(), j);
+  }
+  if (const auto* bo = dyn_cast<CompoundAssignOperator>(inc)) {
+    Expr::EvalResult r;
+    return bo->getOpcode() == BO_AddAssign && is_declref_to(bo->getLHS()->IgnoreParens(), j) &&
+           bo->getRHS()->EvaluateAsInt(r, ctx) && r.Val.getInt() == 1;
+  }
+  return false;
+}
+
+/// True when some statement under `s` may change `j` (a write, `&j`, a non-const reference).
+bool writes_variable(const Stmt* s, const ValueDecl* j) {
+  if (s == nullptr) {
+    return false;
+  }
+  if (const auto* uo = dyn_cast<UnaryOperator>(s)) {
+    if ((uo->isIncrementDecrementOp() || uo->getOpcode() == UO_AddrOf) &&
+        is_declref_to(uo->getSubExpr()->IgnoreParenImpCasts(), j)) {
+      return true;
+    }
+  }
+  if (const auto* bo = dyn_cast<BinaryOperator>(s);
+      bo != nullptr && bo->isAssignmentOp() && is_declref_to(bo->getLHS()->IgnoreParens(), j)) {
+    return true;
+  }
+  if (const auto* call = dyn_cast<CallExpr>(s)) {
+    for (const Expr* arg : call->arguments()) {
+      if (is_declref_to(arg->IgnoreParens(), j) && arg->isLValue()) {
+        return true; // bound to a reference parameter
+      }
+    }
+  }
+  if (const auto* vd = dyn_cast<DeclStmt>(s)) {
+    for (const Decl* d : vd->decls()) {
+      const auto* var = dyn_cast<VarDecl>(d);
+      if (var != nullptr && var->getType()->isReferenceType() && var->getInit() != nullptr &&
+          is_declref_to(var->getInit()->IgnoreParens(), j)) {
+        return true;
+      }
+    }
+  }
+  for (const Stmt* child : s->children()) {
+    if (writes_variable(child, j)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string describe_use(const Target& t, const std::string& what) {
+  const char* article = t.container.rfind("Eigen", 0) == 0 ? "an " : "a ";
+  return "'" + t.array + "' (" + article + t.container +
+         ") is used other than by subscript or size() (" + what + ")";
+}
+
+} // namespace
+
+/// A std::vector or std::array variable visible at the loop (a global, or a local or parameter of a
+/// function around the loop, captures included): the array named after it.
+Target LoopLowering::row_vector_variable(const VarDecl* vd) const {
+  Target t = container_target(vd->getType());
+  if (t.kind != Target::array_k) {
+    return {};
+  }
+  bool visible = false;
+  if (vd->hasGlobalStorage() && !vd->isStaticLocal()) {
+    visible = vd->getDeclContext()->getRedeclContext()->isTranslationUnit();
+  } else if (const auto* fn = dyn_cast_or_null<FunctionDecl>(vd->getParentFunctionOrMethod());
+             fn != nullptr && fn->getBody() != nullptr) {
+    const SourceRange body = fn->getBody()->getSourceRange();
+    const SourceLocation at = sm_.getExpansionLoc(loop_.getForLoc());
+    visible = !sm_.isBeforeInTranslationUnit(at, sm_.getExpansionLoc(body.getBegin())) &&
+              !sm_.isBeforeInTranslationUnit(sm_.getExpansionLoc(body.getEnd()), at);
+  }
+  if (!visible) {
+    return {};
+  }
+  t.array = vd->getNameAsString();
+  t.expression = t.array;
+  t.decl = vd;
+  return t;
+}
+
+/// The array target of a plain container of type `type` (its name still unset), or none.
+Target LoopLowering::container_target(QualType type) const {
+  Target t;
+  t.element = row_vector_element(ctx_, type);
+  if (t.element.empty()) {
+    t.eigen = eigen_layout(ctx_, type, t.element);
+    if (t.eigen == 0) {
+      return {};
+    }
+    t.container = "Eigen::Matrix";
+  } else {
+    t.container = row_container_name(type);
+  }
+  t.kind = Target::array_k;
+  t.rank = 2;
+  t.row_vector = true;
+  return t;
+}
+
+/// True when `base` is the object the loop's own member function runs on (`this`, also through
+/// member functions called on it).
+bool LoopLowering::names_loop_object(const Expr* base, const Frame& f) const {
+  if (!isa<CXXThisExpr>(base->IgnoreParenImpCasts())) {
+    return false;
+  }
+  if (&f == body_frame_) {
+    return enclosing_method_ != nullptr;
+  }
+  return f.this_object != nullptr && f.caller != nullptr &&
+         names_loop_object(f.this_object, *f.caller);
+}
+
+/// A std::vector or std::array member of the loop's own object: the array named after the member.
+Target LoopLowering::row_vector_member(const MemberExpr* me, const FieldDecl* fd, Frame& f) const {
+  if (!names_loop_object(me->getBase(), f)) {
+    return {};
+  }
+  Target t = container_target(fd->getType());
+  if (t.kind != Target::array_k) {
+    return {};
+  }
+  t.array = fd->getNameAsString();
+  t.expression = "this->" + t.array;
+  t.decl = fd;
+  return t;
+}
+
+void LoopLowering::misused_container(const Target& t, const std::string& how, SourceLocation at) {
+  container_misuse_.emplace(t.array, std::make_pair(how, at));
+}
+
+void LoopLowering::on_row_vector_use(const Expr* use, const Stmt* parent, const Target& t,
+                                     Frame& f) {
+  note_array(t);
+  row_expressions_.emplace(t.array, t.expression);
+  if (t.eigen != 0) {
+    on_eigen_use(use, parent, t, f);
+    return;
+  }
+  if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent);
+      op != nullptr && op->getOperator() == OO_Subscript && op->getNumArgs() == 2 &&
+      op->getArg(0) == use) {
+    const UseInfo u = classify(op, f);
+    add_access(t, u.use != Use::read && u.use != Use::alias_init,
+               row_vector_subscripts(op->getArg(1), t, f), op);
+    if (u.use == Use::address) {
+      escape(analysis::Escape::Kind::pointer_taken,
+             "a pointer into " + t.array + " is taken (" + text_of(op) + ")", op->getBeginLoc());
+    }
+    return;
+  }
+  if (const auto* me = dyn_cast_or_null<MemberExpr>(parent)) {
+    const std::string name = me->getMemberNameInfo().getAsString();
+    if (name == "size" || name == "empty" || name == "max_size") {
+      return;
+    }
+    const auto* call = dyn_cast_or_null<CXXMemberCallExpr>(f.parents->getParent(me));
+    const auto* md = call != nullptr ? call->getMethodDecl() : nullptr;
+    misused_container(t, describe_use(t, text_of(call ? static_cast<const Expr*>(call) : me)),
+                      me->getBeginLoc());
+    add_access(t, md == nullptr || !md->isConst(), {}, me);
+    return;
+  }
+  if (const auto* call = dyn_cast_or_null<CallExpr>(parent);
+      call != nullptr && analysable_callee(call->getDirectCallee())) {
+    const FunctionDecl* fd = call->getDirectCallee();
+    for (unsigned i = 0; i < call->getNumArgs() && i < fd->getNumParams(); ++i) {
+      if (call->getArg(i)->IgnoreParenImpCasts() == use->IgnoreParenImpCasts() &&
+          fd->getParamDecl(i)->getType()->isReferenceType()) {
+        return; // bound to the callee's parameter: its uses there are recorded
+      }
+    }
+  }
+  const UseInfo u = classify(use, f);
+  misused_container(t, describe_use(t, text_of(use)), use->getBeginLoc());
+  add_access(t, u.use != Use::read && u.use != Use::alias_init, {}, use);
+}
+
+/// The subscripts of `v[index]` in the (rows, stride) model: {row, whole} when `index` is
+/// `row * stride + column` with `column` in [0, stride) and the same stride as the vector's other
+/// subscripts; {unknown, whole} otherwise (the loop then stays serial, naming `index`).
+std::vector<Subscript> LoopLowering::row_vector_subscripts(const Expr* index, const Target& t,
+                                                           Frame& f) {
+  const std::string text = text_of(index);
+  Sym row;
+  Offset stride;
+  if (!split_row_index(index, f, row, stride) && !whole_row_index(index, f, row, stride)) {
+    return {Subscript::unknown(text), Subscript::whole(text)};
+  }
+  const auto [it, first] = row_strides_.emplace(t.array, stride);
+  if (!first && it->second != stride) {
+    return {Subscript::unknown(text), Subscript::whole(text)};
+  }
+  return {to_subscript(row, text), Subscript::whole(text)};
+}
+
+/// `v[row]`: rows of one element, for a subscript the analysis knows (`bias[r.user]`).
+bool LoopLowering::whole_row_index(const Expr* index, Frame& f, Sym& row, Offset& stride) {
+  const Sym s = eval(index, f);
+  if (s.kind == Subscript::Kind::unknown) {
+    return false;
+  }
+  row = s;
+  stride = Offset{};
+  stride.value = 1;
+  return true;
+}
+
+/// `row * stride + column`, `stride * row + column`, `column + row * stride` or `row * stride`
+/// (column 0), with `stride` loop-invariant.
+bool LoopLowering::split_row_index(const Expr* index, Frame& f, Sym& row, Offset& stride) {
+  const Expr* e = strip_value_preserving(index, ctx_);
+  if (e == nullptr) {
+    return false;
+  }
+  std::vector<std::pair<const Expr*, const Expr*>> splits; // (product, column)
+  const auto* bo = dyn_cast<BinaryOperator>(e);
+  if (bo != nullptr && bo->getOpcode() == BO_Add) {
+    splits.emplace_back(bo->getLHS(), bo->getRHS());
+    splits.emplace_back(bo->getRHS(), bo->getLHS());
+  } else {
+    splits.emplace_back(e, nullptr);
+  }
+  for (const auto& [product_expr, column] : splits) {
+    const Expr* product = strip_value_preserving(product_expr, ctx_);
+    const auto* mul = dyn_cast_or_null<BinaryOperator>(product);
+    if (mul == nullptr || mul->getOpcode() != BO_Mul) {
+      continue;
+    }
+    for (const auto& [r, s] : {std::make_pair(mul->getLHS(), mul->getRHS()),
+                               std::make_pair(mul->getRHS(), mul->getLHS())}) {
+      const Sym rs = eval(r, f);
+      const Sym ss = eval(s, f);
+      if (rs.kind == Subscript::Kind::unknown || ss.kind != Subscript::Kind::constant ||
+          ss.offset.symbol.find('@') != std::string::npos) {
+        continue;
+      }
+      if (column_in_row(column, ss.offset, f)) {
+        row = rs;
+        stride = ss.offset;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+/// True when `column` (nullptr: 0) is provably in [0, stride): a number below a numeric stride,
+/// or the induction variable of an enclosing `for (j = c; j < stride; ++j)` (c >= 0) that
+/// nothing else in that loop changes.
+bool LoopLowering::column_in_row(const Expr* column, const Offset& stride, Frame& f) {
+  if (column == nullptr) {
+    return stride.is_numeric() && stride.value >= 1;
+  }
+  const Expr* c = strip_value_preserving(column, ctx_);
+  if (c == nullptr) {
+    return false;
+  }
+  const Sym value = eval(c, f);
+  if (value.kind == Subscript::Kind::constant && value.offset.is_numeric()) {
+    return stride.is_numeric() && value.offset.value >= 0 && value.offset.value < stride.value;
+  }
+  const auto* dre = dyn_cast<DeclRefExpr>(c);
+  if (dre == nullptr) {
+    return false;
+  }
+  const auto* j = dyn_cast<VarDecl>(dre->getDecl());
+  const auto loop = induction_loops_.find(j);
+  if (j == nullptr || loop == induction_loops_.end() || !f.parents->hasParent(loop->second)) {
+    return false;
+  }
+  const ForStmt* fs = loop->second;
+  Expr::EvalResult start;
+  if (j->getInit() == nullptr || !j->getInit()->EvaluateAsInt(start, ctx_) ||
+      start.Val.getInt().isNegative()) {
+    return false;
+  }
+  const auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond());
+  if (cond == nullptr || cond->getOpcode() != BO_LT ||
+      !is_declref_to(strip_value_preserving(cond->getLHS(), ctx_), j)) {
+    return false;
+  }
+  const Sym bound = eval(cond->getRHS(), f);
+  if (bound.kind != Subscript::Kind::constant || bound.offset != stride) {
+    return false;
+  }
+  return steps_by_one(fs->getInc(), j, ctx_) && !writes_variable(fs->getBody(), j) &&
+         !writes_variable(fs->getCond(), j);
+}
+
+/// An Eigen::Matrix: `M(i, j)`, `M.coeffRef(i, j)`, `M.row(i)`, `M.col(j)` (a vector: `v(i)`,
+/// `v[i]`), in the view's coordinates: (row, column) for a row-major matrix, (column, row) for a
+/// column-major one (its memory is the transposed row-major array), (i, whole) for a vector.
+void LoopLowering::on_eigen_use(const Expr* use, const Stmt* parent, const Target& t, Frame& f) {
+  eigen_arrays_.insert(t.array);
+  const auto sub = [&](const Expr* e) { return to_subscript(eval(e, f), text_of(e)); };
+  std::vector<Subscript> subs;
+  const Expr* access = nullptr;
+  const Expr* whole = use;        // what a use other than an element, row or column is
+  std::vector<const Expr*> index; // (row, column) as the user wrote them
+  bool row = false;
+  bool column = false;
+  if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent);
+      op != nullptr && op->getNumArgs() > 1 && op->getArg(0) == use &&
+      (op->getOperator() == OO_Call || op->getOperator() == OO_Subscript)) {
+    for (unsigned i = 1; i < op->getNumArgs(); ++i) {
+      index.push_back(op->getArg(i));
+    }
+    access = op;
+  } else if (const auto* me = dyn_cast_or_null<MemberExpr>(parent)) {
+    const std::string name = me->getMemberNameInfo().getAsString();
+    const auto* call = dyn_cast_or_null<CXXMemberCallExpr>(f.parents->getParent(me));
+    if (name == "rows" || name == "cols" || name == "size") {
+      return;
+    }
+    if (call != nullptr) {
+      whole = call;
+    }
+    if (call != nullptr && (name == "coeffRef" || name == "coeff")) {
+      for (const Expr* arg : call->arguments()) {
+        index.push_back(arg);
+      }
+      access = call;
+    } else if (call != nullptr && call->getNumArgs() == 1 && (name == "row" || name == "col")) {
+      index.push_back(call->getArg(0));
+      row = name == "row";
+      column = name == "col";
+      access = call;
+    }
+  }
+  const bool vector_index = t.eigen == 'V' && index.size() == 1 && !row && !column;
+  const bool matrix_index = t.eigen != 'V' && (index.size() == 2 || row || column);
+  if (access == nullptr || (!vector_index && !matrix_index)) {
+    whole = access != nullptr ? access : whole;
+    const UseInfo u = classify(whole, f);
+    misused_container(t, describe_use(t, text_of(whole)), whole->getBeginLoc());
+    add_access(t, u.use != Use::read && u.use != Use::alias_init, {}, whole);
+    return;
+  }
+  if (vector_index) {
+    subs = {sub(index[0]), Subscript::whole()};
+  } else {
+    // (i, j) as written; a row or column is the whole other dimension.
+    Subscript i = column ? Subscript::whole() : sub(index[0]);
+    Subscript j = row ? Subscript::whole() : sub(column ? index[0] : index[1]);
+    subs = t.eigen == 'R' ? std::vector<Subscript>{i, j} : std::vector<Subscript>{j, i};
+  }
+  const UseInfo u = classify(access, f);
+  const int at = add_access(t, u.use != Use::read && u.use != Use::alias_init, subs, access);
+  if (u.use == Use::address) {
+    escape(analysis::Escape::Kind::pointer_taken,
+           "a pointer into " + t.array + " is taken (" + text_of(access) + ")",
+           access->getBeginLoc());
+  }
+  if (u.use == Use::alias_init && u.var != nullptr && !u.var->getType()->isArithmeticType()) {
+    Target alias; // `auto w = M.row(u)`: writes through w are writes to this access
+    alias.kind = Target::row_k;
+    alias.array = t.array;
+    alias.access = at;
+    f.env[u.var] = alias;
+  }
+}
+
+/// After the walk: a vector the loop only reads leaves the model (an outside read, as before);
+/// a written one is a parameter array when every use was a subscript or size query and it is
+/// not buffered, else its first other use blocks the loop.
+void LoopLowering::settle_containers() {
+  auto& m = out_.model;
+  for (const auto& [name, expression] : row_expressions_) {
+    const bool written = std::any_of(m.accesses.begin(), m.accesses.end(),
+                                     [&](const auto& a) { return a.array == name && a.write; });
+    if (!written) {
+      m.accesses.erase(std::remove_if(m.accesses.begin(), m.accesses.end(),
+                                      [&](const auto& a) { return a.array == name; }),
+                       m.accesses.end());
+      m.arrays.erase(std::remove_if(m.arrays.begin(), m.arrays.end(),
+                                    [&](const auto& a) { return a.name == name; }),
+                     m.arrays.end());
+      continue;
+    }
+    if (const auto misuse = container_misuse_.find(name); misuse != container_misuse_.end()) {
+      escape(analysis::Escape::Kind::outside_write, misuse->second.first, misuse->second.second,
+             "use '" + name +
+                 "' only through subscripts v[key * stride + j] (0 <= j < stride) and size() "
+                 "in the loop, or make it a rotor::DistArray");
+    }
+    if (std::find(m.buffered.begin(), m.buffered.end(), name) != m.buffered.end()) {
+      escape(analysis::Escape::Kind::outside_write,
+             "buffered(" + name + "): '" + name + "' is a plain container", pragma_.hash,
+             "buffered(...) needs a rotor::DistArray");
+    }
+    const auto stride = row_strides_.find(name);
+    std::string view;
+    if (eigen_arrays_.count(name)) {
+      view = "::rotor::codegen::adopt_matrix(" + expression + ")";
+    } else if (stride != row_strides_.end()) {
+      view = "::rotor::codegen::adopt_rows(" + expression + ", " +
+             analysis::offset_text(stride->second, analysis::OffsetStyle::cpp) + ")";
+    }
+    out_.row_vectors.push_back({name, view});
+  }
+}
+
+} // namespace rotor::frontend::lowering
