@@ -4,7 +4,8 @@
 #
 #   NAME            the launcher (what users and tests run)
 #   NAME.x86-64     the program, baseline flags (runs on any x86-64)
-#   NAME.<level>    the program with -march=<level> -ffp-contract=off, for each ROTOR_ISA_LEVELS
+#   NAME.<level>    the program with -march=<level> -ffp-contract=${ROTOR_ISA_FP_CONTRACT}, for
+#                   each level in ROTOR_ISA_LEVELS
 #
 # Sets NAME_ISA_TARGETS in the caller's scope: the program targets (to link, warn, place).
 # Without variants (ROTOR_ISA_LEVELS empty, not x86-64, or a compiler without the levels) NAME is
@@ -12,6 +13,13 @@
 
 set(ROTOR_ISA_LEVELS "x86-64-v3;x86-64-v4" CACHE STRING
     "-march levels built besides the baseline for multi-ISA programs (empty: one plain build)")
+
+set(ROTOR_ISA_FP_CONTRACT "off" CACHE STRING
+    "-ffp-contract for the level builds: off (bitwise replays guaranteed) or fast (FMA fusion)")
+set_property(CACHE ROTOR_ISA_FP_CONTRACT PROPERTY STRINGS off fast)
+if(NOT ROTOR_ISA_FP_CONTRACT MATCHES "^(off|fast)$")
+  message(FATAL_ERROR "ROTOR_ISA_FP_CONTRACT: expected off or fast, got '${ROTOR_ISA_FP_CONTRACT}'")
+endif()
 
 include(CheckCXXCompilerFlag)
 set(_rotor_isa_enabled FALSE)
@@ -46,9 +54,10 @@ function(rotor_isa_executable name)
     set(target ${name}.${level})
     cmake_language(CALL ${A_ADD} ${target} ${A_SOURCES})
     if(NOT level STREQUAL "x86-64")
-      # No FMA contraction: a loop body inlined into Rotor's record loop and the same body in the
-      # serial build must round alike (bitwise replay checks, tests/e2e).
-      target_compile_options(${target} PRIVATE -march=${level} -ffp-contract=off)
+      # No FMA contraction by default: GCC fuses a * b + c depending on the code around it, and a
+      # loop body in Rotor's record loop and the same body in the serial build must round alike
+      # (bitwise replay checks, tests/e2e; docs/design/isa-variants.md).
+      target_compile_options(${target} PRIVATE -march=${level} -ffp-contract=${ROTOR_ISA_FP_CONTRACT})
     endif()
     list(APPEND targets ${target})
   endforeach()

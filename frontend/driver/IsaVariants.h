@@ -2,8 +2,9 @@
 /// \file
 /// Linked programs built once per x86-64 ISA level behind a launcher: `rotor-cc -O3 prog.cpp -o
 /// prog` writes prog.x86-64 (the command as given), prog.x86-64-v3 and prog.x86-64-v4 (the same
-/// plus -march=<level> -ffp-contract=off) and prog, a copy of tools/isa-launcher that execs the
-/// fastest build the CPU runs. Why: docs/design/isa-variants.md.
+/// plus -march=<level>, and -ffp-contract=off unless the command sets -ffp-contract) and prog, a
+/// copy of tools/isa-launcher that execs the fastest build the CPU runs. Why:
+/// docs/design/isa-variants.md.
 
 #include "DriverConfig.h"
 
