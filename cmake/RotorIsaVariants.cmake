@@ -15,7 +15,7 @@ set(ROTOR_ISA_LEVELS "x86-64-v3;x86-64-v4" CACHE STRING
     "-march levels built besides the baseline for multi-ISA programs (empty: one plain build)")
 
 set(ROTOR_ISA_FP_CONTRACT "off" CACHE STRING
-    "-ffp-contract for the level builds: off (bitwise replays guaranteed) or fast (FMA fusion)")
+    "-ffp-contract for the level builds: off (replays stay bitwise equal) or fast (FMA fusion)")
 set_property(CACHE ROTOR_ISA_FP_CONTRACT PROPERTY STRINGS off fast)
 if(NOT ROTOR_ISA_FP_CONTRACT MATCHES "^(off|fast)$")
   message(FATAL_ERROR "ROTOR_ISA_FP_CONTRACT: expected off or fast, got '${ROTOR_ISA_FP_CONTRACT}'")
