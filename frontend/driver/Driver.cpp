@@ -1,6 +1,7 @@
 #include "Driver.h"
 
 #include "DriverConfig.h"
+#include "IsaVariants.h"
 #include "rotor/frontend/Explain.h"
 #include "rotor/frontend/Frontend.h"
 
@@ -400,7 +401,12 @@ int run_driver(const std::vector<std::string>& args, const std::string& argv0) {
   if (cmd.links && cmd.host.empty()) {
     compile.insert(compile.end(), config.link.begin(), config.link.end());
   }
-  const int rc = run_process(compile, cmd.verbose);
+  // Only a command that compiles sources gets per-level builds: objects alone would just be
+  // linked three times as they are.
+  const bool variants =
+      cmd.links && cmd.host.empty() && !cmd.sources.empty() && wants_isa_variants(cmd.args, config);
+  const int rc = variants ? link_isa_variants(compile, cmd.output, config, cmd.verbose, run_process)
+                          : run_process(compile, cmd.verbose);
   if (!tmp.empty() && std::getenv("ROTOR_CC_KEEP") == nullptr) {
     for (std::size_t index : cmd.sources) {
       if (replaced[index] != cmd.args[index] && replaced[index].rfind(tmp, 0) == 0) {

@@ -50,6 +50,10 @@ bool read_config(const std::string& path, const std::string& prefix, DriverConfi
       config.compile.push_back(value);
     } else if (key == "link") {
       config.link.push_back(value);
+    } else if (key == "isa_level") {
+      config.isa_levels.push_back(value);
+    } else if (key == "isa_launcher") {
+      config.isa_launcher = value;
     } else {
       error = path + ":" + std::to_string(number) + ": unknown directive '" + key + "'";
       return false;

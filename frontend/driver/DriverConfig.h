@@ -7,6 +7,8 @@
 ///   cxx /usr/bin/c++          the host compiler
 ///   compile -I/.../include    an argument for every compile (and for the Clang parse)
 ///   link /.../librotor.a      an argument for every link
+///   isa_level x86-64-v3       a -march level to build a linked program for, besides the baseline
+///   isa_launcher /.../rotor-isa-launcher   the front executable that picks one of those builds
 ///
 /// `@PREFIX@` stands for the installation prefix (the binary's directory's parent).
 
@@ -20,6 +22,8 @@ struct DriverConfig {
   std::string cxx = "c++";
   std::vector<std::string> compile;
   std::vector<std::string> link;
+  std::vector<std::string> isa_levels; ///< empty: one plain build (IsaVariants.h)
+  std::string isa_launcher;
 };
 
 /// Finds and reads the configuration ($ROTOR_CC_CONFIG, then next to the binary, then
