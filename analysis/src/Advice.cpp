@@ -129,6 +129,8 @@ std::string escape_kind_words(const Escape& e) {
     return "a call whose effects Rotor cannot see";
   case Escape::Kind::control_flow:
     return "control flow out of the loop body";
+  case Escape::Kind::compiler_dependent:
+    return "code that depends on the compiler";
   }
   return "an escape";
 }
@@ -159,6 +161,9 @@ std::string escape_fix(const Escape& e) {
   case Escape::Kind::control_flow:
     return "remove the early exit: every record must be visited, in no fixed order; skip the "
            "records you do not want with 'continue' or an if (both are allowed)";
+  case Escape::Kind::compiler_dependent:
+    return "move the compiler-specific code out of the loop and the helpers it calls (rotor-cc "
+           "analyses the file as Clang sees it, the host compiler may compile the other branch)";
   }
   return "remove the escape";
 }

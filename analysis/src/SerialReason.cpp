@@ -80,6 +80,9 @@ std::string escape_words(const Escape& escape) {
   case Escape::Kind::control_flow:
     kind = "control flow out of the loop body";
     break;
+  case Escape::Kind::compiler_dependent:
+    kind = "code that depends on the compiler";
+    break;
   }
   std::string where = loc_string(escape.loc);
   // A bare name is quoted; a sentence (the frontend's, with its own quotes) is parenthesised.

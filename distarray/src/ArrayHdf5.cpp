@@ -2,6 +2,7 @@
 #include "rotor/distarray/Collective.h"
 #include "rotor/distarray/DistArray.h"
 #include "rotor/distarray/InputError.h"
+#include "rotor/distarray/detail/Hdf5MemoryType.h"
 
 #include <hdf5.h>
 
@@ -31,24 +32,6 @@ hid_t file_type_of(ElementType t) {
     return H5T_STD_U32LE;
   case ElementType::u64:
     return H5T_STD_U64LE;
-  }
-  unknown_element_type(t);
-}
-
-hid_t memory_type_of(ElementType t) {
-  switch (t) {
-  case ElementType::f32:
-    return H5T_NATIVE_FLOAT;
-  case ElementType::f64:
-    return H5T_NATIVE_DOUBLE;
-  case ElementType::i32:
-    return H5T_NATIVE_INT32;
-  case ElementType::i64:
-    return H5T_NATIVE_INT64;
-  case ElementType::u32:
-    return H5T_NATIVE_UINT32;
-  case ElementType::u64:
-    return H5T_NATIVE_UINT64;
   }
   unknown_element_type(t);
 }
@@ -149,8 +132,8 @@ std::string write_on_root(const std::string& path, const std::string& name, Elem
     for (int d = 0; d < rank; ++d) {
       count *= shape[d];
     }
-    if (count > 0 &&
-        H5Dwrite(dset.get(), memory_type_of(type), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+    if (count > 0 && H5Dwrite(dset.get(), static_cast<hid_t>(hdf5_memory_type(type)), H5S_ALL,
+                              H5S_ALL, H5P_DEFAULT, data) < 0) {
       fs::remove(tmp, ec);
       return "cannot write dataset '" + name + "'";
     }
@@ -204,8 +187,8 @@ std::string read_on_root(const std::string& path, const std::string& name, Eleme
   for (int d = 0; d < rank; ++d) {
     count *= shape[d];
   }
-  if (count > 0 &&
-      H5Dread(dset.get(), memory_type_of(type), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+  if (count > 0 && H5Dread(dset.get(), static_cast<hid_t>(hdf5_memory_type(type)), H5S_ALL, H5S_ALL,
+                           H5P_DEFAULT, data) < 0) {
     return "cannot read dataset '" + name + "' (truncated or corrupt file?)";
   }
   return "";
@@ -251,6 +234,26 @@ void load_array_hdf5(const std::string& path, const std::string& name, ElementTy
   if (count > 0) {
     c.broadcast(data, static_cast<std::size_t>(count) * element_bytes(type), 0);
   }
+}
+
+static_assert(sizeof(hid_t) == sizeof(std::int64_t), "hdf5_memory_type returns an hid_t");
+
+std::int64_t hdf5_memory_type(ElementType t) {
+  switch (t) {
+  case ElementType::f32:
+    return H5T_NATIVE_FLOAT;
+  case ElementType::f64:
+    return H5T_NATIVE_DOUBLE;
+  case ElementType::i32:
+    return H5T_NATIVE_INT32;
+  case ElementType::i64:
+    return H5T_NATIVE_INT64;
+  case ElementType::u32:
+    return H5T_NATIVE_UINT32;
+  case ElementType::u64:
+    return H5T_NATIVE_UINT64;
+  }
+  unknown_element_type(t);
 }
 
 } // namespace rotor::detail

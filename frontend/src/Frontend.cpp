@@ -1,5 +1,6 @@
 #include "rotor/frontend/Frontend.h"
 
+#include "CompilerConditionals.h"
 #include "HeaderCache.h"
 #include "LoopRewriter.h"
 #include "Lowering.h"
@@ -17,6 +18,7 @@
 #include <clang/Tooling/Tooling.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -67,9 +69,10 @@ private:
 class Consumer : public ASTConsumer {
 public:
   Consumer(std::vector<RotorPragma>& pragmas, FileResult& result, const Options& options,
-           std::string name, const SourceManager& sm, Preprocessor& pp)
+           std::string name, const SourceManager& sm, Preprocessor& pp,
+           const std::vector<CompilerConditional>& conditionals)
       : pragmas_(pragmas), result_(result), options_(options), name_(std::move(name)), sm_(sm),
-        pp_(pp) {}
+        pp_(pp), conditionals_(conditionals) {}
 
   bool shouldSkipFunctionBody(Decl* d) override {
     return sm_.isInSystemHeader(sm_.getExpansionLoc(d->getLocation()));
@@ -132,6 +135,7 @@ private:
     LoweredLoop lowered = lower_loop(ctx, loop, p, name_, result_.diagnostics);
     // checked accesses (ROTOR_CHECK_ACCESS) throw from Rotor's accessors
     lowered.may_throw = may_throw(loop.getBody(), pp_.isMacroDefined("ROTOR_CHECK_ACCESS"));
+    block_compiler_conditional(ctx.getSourceManager(), loop, lowered);
     if (lowered.failed) {
       result_.ok = false;
       return;
@@ -149,6 +153,29 @@ private:
       result_.changed = true;
     }
     result_.loops.push_back(std::move(lr));
+  }
+
+  /// Code under a condition on the compiler in the body or its helpers blocks the loop
+  /// (CompilerConditionals.h).
+  void block_compiler_conditional(const SourceManager& sm, const CXXForRangeStmt& loop,
+                                  LoweredLoop& lowered) {
+    if (std::getenv("ROTOR_CC_TEST_BLIND_TO_COMPILER_CONDITIONALS") != nullptr) {
+      return; // tests only: they prove the sanitizers and the fuzzer catch what the analysis missed
+    }
+    const CompilerConditional* c = compiler_conditional_in(conditionals_, loop.getBody(), sm);
+    if (c == nullptr) {
+      return;
+    }
+    analysis::Escape e;
+    e.kind = analysis::Escape::Kind::compiler_dependent;
+    e.what = "'#if " + c->condition +
+             "': rotor-cc analyses the branch Clang takes, the host "
+             "compiler may compile another";
+    const SourceLocation at = sm.getExpansionLoc(c->range.getBegin());
+    e.loc.file = sm.isWrittenInMainFile(at) ? name_ : sm.getFilename(at).str();
+    e.loc.line = static_cast<int>(sm.getExpansionLineNumber(at));
+    e.loc.col = static_cast<int>(sm.getExpansionColumnNumber(at));
+    lowered.model.escapes.push_back(std::move(e));
   }
 
   /// "loop not parallelized: REASON" at the loop, and a note at the blocking access.
@@ -207,6 +234,7 @@ private:
   std::string name_;
   const SourceManager& sm_;
   Preprocessor& pp_;
+  const std::vector<CompilerConditional>& conditionals_;
   bool collected_ = false;
   std::map<unsigned, CXXForRangeStmt*> range_fors_;
 };
@@ -241,6 +269,8 @@ public:
       ci.getDiagnosticOpts().ShowCarets = false;
     }
     ci.getPreprocessor().AddPragmaHandler(new RotorPragmaHandler(pragmas_));
+    ci.getPreprocessor().addPPCallbacks(std::make_unique<CompilerConditionalRecorder>(
+        ci.getSourceManager(), ci.getLangOpts(), conditionals_));
     // Bodies of functions in system headers (the standard library, Eigen, Rotor's own) are
     // never analysed: skipping them (Consumer::shouldSkipFunctionBody) halves the parse.
     ci.getFrontendOpts().SkipFunctionBodies = options_.skip_system_bodies;
@@ -248,7 +278,7 @@ public:
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
     return std::make_unique<Consumer>(pragmas_, result_, options_, name_, ci.getSourceManager(),
-                                      ci.getPreprocessor());
+                                      ci.getPreprocessor(), conditionals_);
   }
 
 private:
@@ -257,6 +287,7 @@ private:
   std::string name_;
   std::vector<std::string>* quiet_errors_;
   std::vector<RotorPragma> pragmas_;
+  std::vector<CompilerConditional> conditionals_;
 };
 
 std::vector<std::string> parse_args(const Options& options) {

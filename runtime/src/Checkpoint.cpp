@@ -1,5 +1,6 @@
 #include "Checkpoint.h"
 #include "LoopWhere.h"
+#include "rotor/distarray/detail/Hdf5MemoryType.h"
 
 #include "SessionState.h"
 #include "rotor/runtime/detail/Checkpoint.h"
@@ -79,21 +80,7 @@ const SessionSettings& settings() {
 }
 
 hid_t h5_type(ElementType element_type) {
-  switch (element_type) {
-  case ElementType::f32:
-    return H5T_NATIVE_FLOAT;
-  case ElementType::f64:
-    return H5T_NATIVE_DOUBLE;
-  case ElementType::i32:
-    return H5T_NATIVE_INT32;
-  case ElementType::i64:
-    return H5T_NATIVE_INT64;
-  case ElementType::u32:
-    return H5T_NATIVE_UINT32;
-  case ElementType::u64:
-    return H5T_NATIVE_UINT64;
-  }
-  unknown_element_type(element_type);
+  return static_cast<hid_t>(hdf5_memory_type(element_type));
 }
 
 std::string array_path(std::size_t i, const ArrayEntry& a) {

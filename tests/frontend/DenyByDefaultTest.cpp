@@ -37,6 +37,58 @@ struct Case {
 };
 
 const Case kCases[] = {
+    // ---- code the analysis (Clang) and the host compiler (g++) may see differently ----
+    {"compiler_branch_in_body", R"(
+long hits = 0;
+void f(Data& d, Mat& W) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    W(r.user, 0) += 1;
+#ifndef __clang__
+    ++hits;
+#endif
+  } })",
+     "depends on the compiler"},
+    {"compiler_branch_in_helper", R"(
+long hits = 0;
+inline void bump(Mat& W, int u) {
+#if defined(__GNUC__) && !defined(__clang__)
+  ++hits;
+#endif
+  W(u, 0) += 1; }
+void f(Data& d, Mat& W) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { bump(W, r.user); } })",
+     "__GNUC__"},
+    {"isa_branch_in_body", R"(
+void f(Data& d, Mat& W) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+#ifdef __AVX2__
+    W(r.item, 0) += 1;
+#else
+    W(r.user, 0) += 1;
+#endif
+  } })",
+     "__AVX2__"},
+    {"user_macro_branch_stays_parallel", R"(
+void f(Data& d, Mat& W) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+#ifndef NDEBUG
+    W(r.user, 1) += 1;
+#endif
+    W(r.user, 0) += 1;
+  } })",
+     nullptr},
+    {"compiler_branch_elsewhere_stays_parallel", R"(
+#ifdef __clang__
+long unused_hits = 0;
+#endif
+void f(Data& d, Mat& W) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { W(r.user, 0) += 1; } })",
+     nullptr},
     // ---- members reached through `this` ----
     {"member_array_through_this", R"(
 struct M { Mat W{{8, 2}}; Mat H{{8, 2}};

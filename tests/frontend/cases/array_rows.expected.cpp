@@ -22,7 +22,7 @@ struct Biases {
             /*arrays*/ {
                 {"user_bias", ::rotor::codegen::Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}},
                 {"user_rows", ::rotor::codegen::Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}}},
-            /*reductions*/ {}, /*reason*/ "", /*views*/ {"user_bias", "user_rows"}},
+            /*reductions*/ {}, /*reason*/ "", /*may_throw*/ false, /*views*/ {"user_bias", "user_rows"}},
         ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
         std::tie(rotor_view_user_bias, rotor_view_user_rows), std::tie(),
         [&](const Rating& r, auto& /*user_bias*/, auto& /*user_rows*/) {
@@ -47,7 +47,7 @@ void items(rotor::Dataset<Rating>& ratings) {
           /*ordered*/ false, /*writes_records*/ false, ::rotor::codegen::Device::cpu,
           /*arrays*/ {
               {"g_item_bias", ::rotor::codegen::Role::partitioned, 1, true, {{1, 0, 0}, {-1, 0, 0}}}},
-          /*reductions*/ {}, /*reason*/ "", /*views*/ {"g_item_bias"}},
+          /*reductions*/ {}, /*reason*/ "", /*may_throw*/ false, /*views*/ {"g_item_bias"}},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
       std::tie(rotor_view_g_item_bias), std::tie(),
       [&](const Rating& r, auto& /*g_item_bias*/) {
@@ -65,7 +65,7 @@ void modulo(rotor::Dataset<Rating>& ratings, std::array<float, 8>& buckets) {
           /*fields*/ {}, /*matrix*/ {}, /*base*/ ::rotor::codegen::Kind::serial,
           /*ordered*/ false, /*writes_records*/ false, ::rotor::codegen::Device::cpu,
           /*arrays*/ {},
-          /*reductions*/ {}, /*reason*/ "write buckets[r.user % 8] at array_rows.cpp:33:5 in two iterations may touch the same element of 'buckets' (dependence (*, *)); subscript 'r.user % 8' of the plain container is not a row `key * stride + j` with one loop-invariant stride and j provably in [0, stride)"},
+          /*reductions*/ {}, /*reason*/ "write buckets[r.user % 8] at array_rows.cpp:33:5 in two iterations may touch the same element of 'buckets' (dependence (*, *)); subscript 'r.user % 8' of the plain container is not a row `key * stride + j` with one loop-invariant stride and j provably in [0, stride)", /*may_throw*/ false},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
       std::tie(), std::tie(),
       [&](const Rating& r) {

@@ -22,7 +22,7 @@ void factors(rotor::Dataset<Rating>& ratings, RowMajor& W, Eigen::MatrixXf& H,
               {"W", ::rotor::codegen::Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}},
               {"H", ::rotor::codegen::Role::rotating, 1, true, {{1, 0, 0}, {-1, 0, 0}}},
               {"bias", ::rotor::codegen::Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}}},
-          /*reductions*/ {}, /*reason*/ "", /*views*/ {"H", "W", "bias"}},
+          /*reductions*/ {}, /*reason*/ "", /*may_throw*/ false, /*views*/ {"H", "W", "bias"}},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
       std::tie(rotor_view_W, rotor_view_H, rotor_view_bias), std::tie(),
       [&](const Rating& r, auto& /*W*/, auto& /*H*/, auto& /*bias*/) {
@@ -48,7 +48,7 @@ void column_major_rows(rotor::Dataset<Rating>& ratings, Eigen::MatrixXd& U) {
           /*ordered*/ false, /*writes_records*/ false, ::rotor::codegen::Device::cpu,
           /*arrays*/ {
               {"U", ::rotor::codegen::Role::partitioned, 0, true, {{-1, 0, 0}, {0, 0, 0}}}},
-          /*reductions*/ {}, /*reason*/ "", /*views*/ {"U"}},
+          /*reductions*/ {}, /*reason*/ "", /*may_throw*/ false, /*views*/ {"U"}},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
       std::tie(rotor_view_U), std::tie(),
       [&](const Rating& r, auto& /*U*/) {
@@ -66,7 +66,7 @@ void whole_matrix(rotor::Dataset<Rating>& ratings, Eigen::MatrixXf& M, Eigen::Ve
           /*fields*/ {}, /*matrix*/ {}, /*base*/ ::rotor::codegen::Kind::serial,
           /*ordered*/ false, /*writes_records*/ false, ::rotor::codegen::Device::cpu,
           /*arrays*/ {},
-          /*reductions*/ {}, /*reason*/ "the loop body has a write to an outside variable that is not a reduction ('M' (an Eigen::Matrix) is used other than by subscript or size() (M.setZero())) at eigen_rows.cpp:33:5"},
+          /*reductions*/ {}, /*reason*/ "the loop body has a write to an outside variable that is not a reduction ('M' (an Eigen::Matrix) is used other than by subscript or size() (M.setZero())) at eigen_rows.cpp:33:5", /*may_throw*/ false},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
       std::tie(), std::tie(),
       [&](const Rating& r) {

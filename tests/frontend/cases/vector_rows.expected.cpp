@@ -17,7 +17,7 @@ void factors(rotor::Dataset<Rating>& ratings, std::vector<float>& W, std::vector
           /*arrays*/ {
               {"W", ::rotor::codegen::Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}},
               {"H", ::rotor::codegen::Role::rotating, 1, true, {{1, 0, 0}, {-1, 0, 0}}}},
-          /*reductions*/ {}, /*reason*/ "", /*views*/ {"H", "W"}},
+          /*reductions*/ {}, /*reason*/ "", /*may_throw*/ false, /*views*/ {"H", "W"}},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
       std::tie(rotor_view_W, rotor_view_H), std::tie(),
       [&](const Rating& r, auto& /*W*/, auto& /*H*/) {

@@ -30,7 +30,7 @@ struct Model {
             /*arrays*/ {
                 {"user_rows", ::rotor::codegen::Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}},
                 {"g_bias", ::rotor::codegen::Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}}},
-            /*reductions*/ {}, /*reason*/ "", /*views*/ {"g_bias", "user_rows"}},
+            /*reductions*/ {}, /*reason*/ "", /*may_throw*/ false, /*views*/ {"g_bias", "user_rows"}},
         ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
         std::tie(rotor_view_user_rows, rotor_view_g_bias), std::tie(),
         [&](const Rating& r, auto& /*user_rows*/, auto& /*g_bias*/) {
@@ -56,7 +56,7 @@ void captured(rotor::Dataset<Rating>& ratings, std::vector<float>& items, int wi
             /*ordered*/ false, /*writes_records*/ false, ::rotor::codegen::Device::cpu,
             /*arrays*/ {
                 {"items", ::rotor::codegen::Role::partitioned, 1, true, {{1, 0, 0}, {-1, 0, 0}}}},
-            /*reductions*/ {}, /*reason*/ "", /*views*/ {"items"}},
+            /*reductions*/ {}, /*reason*/ "", /*may_throw*/ false, /*views*/ {"items"}},
         ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
         std::tie(rotor_view_items), std::tie(),
         [&](const Rating& r, auto& /*items*/) {

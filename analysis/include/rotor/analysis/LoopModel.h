@@ -107,6 +107,9 @@ struct Escape {
                    ///< pointers)
     unknown_call,  ///< a call whose effects are unknown (invisible body, recursion, virtual)
     control_flow,  ///< `break`, `return` or `goto` out of the loop body
+    /// code under a preprocessor condition on the compiler (`#ifdef __clang__`, `__GNUC__`,
+    /// `__has_builtin`): the analysis (Clang) and the host compiler may see different code
+    compiler_dependent,
   };
   Kind kind = Kind::unknown_call;
   std::string what; ///< What escaped, in words: the variable, the call, the expression.

@@ -18,7 +18,8 @@
 /// Subscripts: `user`, `user+1`, `i0-1`, `user+shift` (a key field plus an offset: a number or
 /// a named loop-invariant), `3`, `c`, `c+1` (constants), `:` (the whole dimension), `?` or
 /// `?TEXT` (unknown, e.g. `?perm[user]`). An access without `@` is located at its line in the
-/// model file. Escape kinds: outside_write, pointer_taken, unknown_call, control_flow.
+/// model file. Escape kinds: outside_write, pointer_taken, unknown_call, control_flow,
+/// compiler_dependent.
 
 #include "rotor/analysis/LoopModel.h"
 
