@@ -69,10 +69,10 @@ private:
 class Consumer : public ASTConsumer {
 public:
   Consumer(std::vector<RotorPragma>& pragmas, FileResult& result, const Options& options,
-           std::string name, const SourceManager& sm, Preprocessor& pp,
+           std::string name, const SourceManager& sm,
            const std::vector<CompilerConditional>& conditionals)
       : pragmas_(pragmas), result_(result), options_(options), name_(std::move(name)), sm_(sm),
-        pp_(pp), conditionals_(conditionals) {}
+        conditionals_(conditionals) {}
 
   bool shouldSkipFunctionBody(Decl* d) override {
     return sm_.isInSystemHeader(sm_.getExpansionLoc(d->getLocation()));
@@ -133,8 +133,7 @@ private:
   /// Lowers, plans and (unless explaining) rewrites one annotated loop.
   void handle_loop(ASTContext& ctx, const RotorPragma& p, CXXForRangeStmt& loop, Rewriter& rw) {
     LoweredLoop lowered = lower_loop(ctx, loop, p, name_, result_.diagnostics);
-    // checked accesses (ROTOR_CHECK_ACCESS) throw from Rotor's accessors
-    lowered.may_throw = may_throw(loop.getBody(), pp_.isMacroDefined("ROTOR_CHECK_ACCESS"));
+    lowered.may_throw = may_throw(loop.getBody());
     block_compiler_conditional(ctx.getSourceManager(), loop, lowered);
     if (lowered.failed) {
       result_.ok = false;
@@ -233,7 +232,6 @@ private:
   const Options& options_;
   std::string name_;
   const SourceManager& sm_;
-  Preprocessor& pp_;
   const std::vector<CompilerConditional>& conditionals_;
   bool collected_ = false;
   std::map<unsigned, CXXForRangeStmt*> range_fors_;
@@ -278,7 +276,7 @@ public:
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance& ci, StringRef) override {
     return std::make_unique<Consumer>(pragmas_, result_, options_, name_, ci.getSourceManager(),
-                                      ci.getPreprocessor(), conditionals_);
+                                      conditionals_);
   }
 
 private:

@@ -55,7 +55,7 @@ bool eigen_may_allocate(const FunctionDecl* fd) {
 }
 
 /// A function without a visible body (system headers' bodies are not parsed) known not to throw.
-bool known_nothrow(const FunctionDecl* fd, bool checked_accesses) {
+bool known_nothrow(const FunctionDecl* fd) {
   const auto* md = dyn_cast<CXXMethodDecl>(fd);
   if ((md != nullptr && md->isTrivial()) || is_known_pure_function(fd)) {
     return true;
@@ -64,15 +64,13 @@ bool known_nothrow(const FunctionDecl* fd, bool checked_accesses) {
     return true;
   }
   if (is_rotor_decl(fd)) {
-    return !checked_accesses;
+    return true; // a checked build's access check reports a Rotor bug, not a user exception
   }
   return is_eigen_decl(fd) && !eigen_may_allocate(fd);
 }
 
 class ThrowFinder {
 public:
-  explicit ThrowFinder(bool checked_accesses) : checked_(checked_accesses) {}
-
   bool stmt_may_throw(const Stmt* s) {
     if (s == nullptr) {
       return false;
@@ -139,7 +137,7 @@ private:
     }
     const FunctionDecl* def = nullptr;
     if (!fd->hasBody(def) || def == nullptr || def->getBody() == nullptr) {
-      return !known_nothrow(fd, checked_);
+      return !known_nothrow(fd);
     }
     auto [it, fresh] = memo_.try_emplace(def, false); // recursion: assume no throw meanwhile
     if (!fresh) {
@@ -155,14 +153,13 @@ private:
     return result;
   }
 
-  const bool checked_;
   std::unordered_map<const FunctionDecl*, bool> memo_;
 };
 
 } // namespace
 
-bool may_throw(const clang::Stmt* body, bool checked_accesses) {
-  return ThrowFinder(checked_accesses).stmt_may_throw(body);
+bool may_throw(const clang::Stmt* body) {
+  return ThrowFinder().stmt_may_throw(body);
 }
 
 } // namespace rotor::frontend

@@ -14,10 +14,11 @@ namespace rotor::frontend {
 /// object, or calls a function whose body is not visible and that is not known not to throw.
 /// Known not to throw: a type that promises it (`noexcept`, `throw()`, glibc's `__THROW`),
 /// builtins, trivial members, the known-pure functions (KnownCallees.h), element accessors of
-/// standard containers other than `at`, Rotor's accessors unless `checked_accesses`
-/// (ROTOR_CHECK_ACCESS: a stray access throws), and Eigen's functions that allocate nothing (no
+/// standard containers other than `at`, Rotor's accessors (in a ROTOR_CHECK_ACCESS build a stray
+/// access throws a logic_error that reports a Rotor bug: the step is not undone for it), and
+/// Eigen's functions that allocate nothing (no
 /// dynamic-size Matrix or Array made or resized: Eigen throws only std::bad_alloc). Calls
 /// through pointers and virtual calls count as unseen code: deny by default.
-bool may_throw(const clang::Stmt* body, bool checked_accesses);
+bool may_throw(const clang::Stmt* body);
 
 } // namespace rotor::frontend

@@ -117,7 +117,9 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Bodies, MayThrow, ::testing::ValuesIn(kCases), case_name);
 
-TEST(MayThrow, CheckedAccessesThrow) {
+TEST(MayThrow, CheckedAccessesDoNot) {
+  // the access check's logic_error reports a Rotor bug; it does not make steps undoable, so the
+  // rewritten source is the same in checked (asan, debug) and unchecked builds
   auto o = rotor::frontend::test::options();
   o.clang_args.push_back("-DROTOR_CHECK_ACCESS=1");
   const auto r = rotor::frontend::process_source(std::string(kPrelude) + R"(
@@ -127,7 +129,7 @@ void f(Data& d, Mat& W) {
                                                  "t.cpp", o);
   ASSERT_TRUE(r.ok);
   ASSERT_EQ(r.loops.size(), 1u);
-  EXPECT_TRUE(r.loops[0].may_throw);
+  EXPECT_FALSE(r.loops[0].may_throw);
 }
 
 } // namespace
