@@ -4,8 +4,8 @@
 /// without ThreadSanitizer, like the prebuilt libtbb it calls into, so TBB's scheduler code is
 /// invisible to TSan in both; the hand-off it gives (what the caller did before happens before
 /// every body, every body before the caller's next step) is stated to TSan by tsan_release /
-/// tsan_acquire around the bodies, which are compiled and checked as usual (StepLoop.cpp, WorkerSlots.h).
-/// docs/user/sanitizers.md says why.
+/// tsan_acquire around the bodies, which are compiled and checked as usual (StepLoop.cpp,
+/// WorkerSlots.h). docs/user/sanitizers.md says why.
 
 #include <cstddef>
 
