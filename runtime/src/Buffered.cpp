@@ -1,7 +1,8 @@
 // Buffered arrays: flags, the custom-apply registry, the exchange wrappers over Comm and the flush
 // coordinator (clocks, SSP wait, merge rounds). docs/design/buffered.md describes the protocol.
 
-#include "rotor/runtime/Buffered.h"
+#include "BufferedFlush.h"
+#include "BufferedMerge.h"
 #include "LoopWhere.h"
 
 #include "Schedule.h"
@@ -280,9 +281,9 @@ BufferedPlan plan_buffered(const codegen::LoopSpec& spec, const ExecutionInfo& i
 FlushCoordinator::FlushCoordinator(int slots, std::int64_t every, int staleness, bool across,
                                    std::vector<BufferedMerge*> merges, std::int64_t managed_bytes,
                                    bool each_step)
-    : slots_(slots), every_(every), staleness_(staleness), wait_(managed_bytes > 0 ? 0 : staleness),
-      each_step_(each_step), ring_(staleness + 1), across_(across), merges_(std::move(merges)),
-      since_(static_cast<std::size_t>(slots)), clock_(static_cast<std::size_t>(slots), 0),
+    : FlushTrigger(slots, every), slots_(slots), staleness_(staleness),
+      wait_(managed_bytes > 0 ? 0 : staleness), each_step_(each_step), ring_(staleness + 1),
+      across_(across), merges_(std::move(merges)), clock_(static_cast<std::size_t>(slots), 0),
       retired_(static_cast<std::size_t>(slots), false) {
   buffered_stats() = BufferedStats{};
   for (BufferedMerge* m : merges_) {

@@ -1,8 +1,8 @@
-#include "Checkpoint.h"
+#include "CheckpointSettings.h"
 #include "LoopWhere.h"
 
 #include "SessionState.h"
-#include "rotor/runtime/detail/Checkpoint.h"
+#include "CheckpointHooks.h"
 
 #include <hdf5.h>
 

@@ -9,7 +9,7 @@
 #include "Observability.h"
 #include "Schedule.h"
 #include "SessionState.h"
-#include "rotor/runtime/detail/OrderLog.h"
+#include "OrderLog.h"
 
 #include <chrono>
 #include <cstdio>

@@ -1,13 +1,14 @@
 // The body-independent half of rotor::codegen::run_loop (see rotor/runtime/detail/LoopFrame.h).
 
+#include "CheckpointHooks.h"
+#include "MemoryCheck.h"
 #include "rotor/distarray/DistArray.h"
-#include "rotor/runtime/Buffered.h"
-#include "rotor/runtime/detail/Checkpoint.h"
 #include "rotor/runtime/detail/Engine.h"
 #include "rotor/runtime/detail/LoopFrame.h"
-#include "rotor/runtime/detail/MemoryCheck.h"
 #include "rotor/runtime/detail/Watchdog.h"
 
+#include "BufferedFlush.h"
+#include "BufferedMerge.h"
 #include "LoopFrameAccess.h"
 #include "Observability.h"
 #include "SessionState.h"

@@ -2,7 +2,7 @@
 // sparse exchange, driven like rotor-cc output. Run at np 1, 2, 4 and threads 1, 2: every check
 // holds for any worker count.
 
-#include "rotor/runtime/Buffered.h"
+#include "BufferedFlush.h"
 #include "LoopTestUtil.h"
 
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 // np 1, 2, 4 and threads 1, 2 with runtime_buffered_test.
 
 #include "LoopTestUtil.h"
-#include "rotor/runtime/Buffered.h"
+#include "BufferedFlush.h"
 
 #include <gtest/gtest.h>
 
