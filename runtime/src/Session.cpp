@@ -5,7 +5,7 @@
 #include "Observability.h"
 #include "OrderRecorder.h"
 #include "SessionState.h"
-#include "rotor/distarray/Collective.h"
+#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/MemoryLimit.h"
 #include "BufferedFlush.h"
 #include "rotor/runtime/detail/Watchdog.h"
