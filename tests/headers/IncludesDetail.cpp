@@ -2,4 +2,6 @@
 // (CheckInstalledHeaders.cmake), whatever the header compiles to.
 #include <rotor/runtime/detail/Engine.h>
 
-int main() { return 0; }
+int main() {
+  return 0;
+}
