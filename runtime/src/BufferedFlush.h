@@ -86,15 +86,8 @@ BufferedPlan plan_buffered(const codegen::LoopSpec& spec, const ExecutionInfo& i
 /// The custom merge registered for the array at `array` (null: the default `+=`).
 const BufferedApplyEntry* find_buffered_apply(const void* array);
 
-// -- exchange (Buffered.cpp) -------------------------------------------------------------------
+// -- merge helpers (Buffered.cpp; the merges reach other ranks through comm(), Comm.h) ----------
 
-std::vector<std::vector<char>> buffered_alltoallv(const std::vector<std::vector<char>>& send);
-std::vector<char> buffered_allgather(const void* data, std::size_t bytes,
-                                     std::vector<std::size_t>& offsets);
-void buffered_allreduce(void* values, std::size_t count, ElementType element_type);
-void buffered_allreduce_counts(std::int64_t* values, std::size_t count);
-int buffered_rank();
-int buffered_ranks();
 double buffered_now();
 /// True when a loop's sparse-capable buffered array of `elements` should get sparse worker
 /// buffers: the flag, else the rule of docs/design/buffered.md on the largest fraction of rows

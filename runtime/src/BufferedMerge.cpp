@@ -4,6 +4,7 @@
 
 #include "BufferedMerge.h"
 #include "BufferedFlush.h"
+#include "Comm.h"
 #include "ManagedComm.h"
 #include "rotor/runtime/detail/BufferedLoop.h"
 #include "rotor/runtime/detail/SparseBuffer.h"
@@ -22,7 +23,7 @@ namespace {
 /// order and every rank pulls the owners' sums. Returns the global (index, sum) pairs ascending.
 template <class T>
 void sparse_exchange(std::int64_t n, std::vector<std::int64_t>& idx, std::vector<T>& val) {
-  const int ranks = buffered_ranks();
+  const int ranks = comm().size();
   constexpr std::size_t pair = sizeof(std::int64_t) + sizeof(T);
   std::vector<std::vector<char>> send(static_cast<std::size_t>(ranks));
   BufferedStats& st = buffered_stats();
@@ -36,11 +37,11 @@ void sparse_exchange(std::int64_t n, std::vector<std::int64_t>& idx, std::vector
   }
   st.pushed_entries += static_cast<std::int64_t>(idx.size());
   for (int r = 0; r < ranks; ++r) {
-    if (r != buffered_rank()) {
+    if (r != comm().rank()) {
       st.bytes_sent += static_cast<std::int64_t>(send[static_cast<std::size_t>(r)].size());
     }
   }
-  std::vector<std::vector<char>> got = buffered_alltoallv(send);
+  std::vector<std::vector<char>> got = comm().alltoallv(send);
   // owner: add in rank order, keys ascending
   std::vector<std::pair<std::int64_t, T>> mine;
   for (const std::vector<char>& b : got) {
@@ -66,7 +67,7 @@ void sparse_exchange(std::int64_t n, std::vector<std::int64_t>& idx, std::vector
   }
   st.bytes_sent += static_cast<std::int64_t>(out.size()) * (ranks - 1);
   std::vector<std::size_t> offs;
-  std::vector<char> all = buffered_allgather(out.data(), out.size(), offs);
+  std::vector<char> all = comm().allgatherv(out.data(), out.size(), offs);
   idx.clear();
   val.clear();
   for (std::size_t at = 0; at + pair <= all.size(); at += pair) {
@@ -480,8 +481,8 @@ private:
       ++st.sparse_merges;
     } else {
       if (across) {
-        buffered_allreduce(delta_.data(), delta_.size(), element_type_of<T>());
-        const int ranks = buffered_ranks();
+        comm().allreduce_sum_typed(delta_.data(), delta_.size(), element_type_of<T>());
+        const int ranks = comm().size();
         st.bytes_sent += static_cast<std::int64_t>(2.0 * (ranks - 1) / ranks *
                                                    static_cast<double>(n_ * sizeof(T)));
       }

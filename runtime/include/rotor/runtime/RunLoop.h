@@ -7,6 +7,7 @@
 #include "rotor/distarray/Dataset.h"
 #include "rotor/distarray/DistArray.h"
 #include "rotor/distarray/IndexSpace.h"
+#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/detail/DatasetInternals.h"
 #include "rotor/runtime/Accumulator.h"
 #include "rotor/runtime/Buffered.h"
@@ -105,8 +106,9 @@ public:
     if (distributed()) {
       std::uint64_t mine = n;
       std::vector<std::size_t> offs;
-      std::vector<char> all = allgather_bytes(&mine, sizeof mine, offs);
-      for (int r = 0; r < session_rank(); ++r) {
+      Collective& ranks = collective();
+      std::vector<char> all = ranks.allgatherv(&mine, sizeof mine, offs);
+      for (int r = 0; r < ranks.rank(); ++r) {
         std::uint64_t v = 0;
         std::memcpy(&v, all.data() + offs[r], sizeof v);
         first += v;
