@@ -4,9 +4,12 @@
 # works against the installed tree (RotorConfig.cmake.in).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
-foreach(module analysis distarray runtime frontend)
+# Only what a user program compiles against: distarray and runtime (analysis and frontend are
+# rotor-cc's own; tests/headers/installed-headers.txt lists the installed headers).
+foreach(module distarray runtime)
   if(EXISTS ${PROJECT_SOURCE_DIR}/${module}/include)
-    install(DIRECTORY ${PROJECT_SOURCE_DIR}/${module}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+    install(DIRECTORY ${PROJECT_SOURCE_DIR}/${module}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+            COMPONENT headers)
   endif()
 endforeach()
 

@@ -9,6 +9,8 @@
 
 #include <rotor/rotor.h>
 
+#include "BufferedFlush.h" // the worker-buffer setting and the merge statistics
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

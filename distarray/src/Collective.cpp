@@ -1,4 +1,4 @@
-#include "rotor/distarray/Collective.h"
+#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/Dataset.h"
 #include "rotor/distarray/detail/AccessCheck.h"
 

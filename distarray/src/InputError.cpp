@@ -1,6 +1,6 @@
 #include "rotor/distarray/InputError.h"
 
-#include "rotor/distarray/Collective.h"
+#include "rotor/distarray/detail/Collective.h"
 
 namespace rotor {
 namespace {

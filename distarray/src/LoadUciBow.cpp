@@ -2,7 +2,7 @@
 #include "FieldStore.h"
 #include "MappedFile.h"
 #include "TextShard.h"
-#include "rotor/distarray/Collective.h"
+#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/Loaders.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // The memory a rank may use, and the check of allocations sized by the input (issue 20, item 6).
 #include "rotor/distarray/MemoryLimit.h"
 
-#include "rotor/distarray/Collective.h"
+#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/detail/LoaderCore.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #include "TextShard.h"
 
-#include "rotor/distarray/Collective.h"
+#include "rotor/distarray/detail/Collective.h"
 
 #include <cstring>
 #include <vector>

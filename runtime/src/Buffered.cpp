@@ -1,7 +1,8 @@
 // Buffered arrays: flags, the custom-apply registry, the exchange wrappers over Comm and the flush
 // coordinator (clocks, SSP wait, merge rounds). docs/design/buffered.md describes the protocol.
 
-#include "rotor/runtime/Buffered.h"
+#include "BufferedFlush.h"
+#include "BufferedMerge.h"
 #include "LoopWhere.h"
 
 #include "Schedule.h"
@@ -149,25 +150,6 @@ const BufferedApplyEntry* find_buffered_apply(const void* array) {
   return it == apply_registry().end() ? nullptr : &it->second;
 }
 
-std::vector<std::vector<char>> buffered_alltoallv(const std::vector<std::vector<char>>& send) {
-  return comm().alltoallv(send);
-}
-std::vector<char> buffered_allgather(const void* data, std::size_t bytes,
-                                     std::vector<std::size_t>& offsets) {
-  return comm().allgatherv(data, bytes, offsets);
-}
-void buffered_allreduce(void* values, std::size_t count, ElementType element_type) {
-  comm().allreduce_sum_typed(values, count, element_type);
-}
-void buffered_allreduce_counts(std::int64_t* values, std::size_t count) {
-  comm().allreduce_sum(values, count);
-}
-int buffered_rank() {
-  return comm().rank();
-}
-int buffered_ranks() {
-  return comm().size();
-}
 double buffered_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -280,13 +262,13 @@ BufferedPlan plan_buffered(const codegen::LoopSpec& spec, const ExecutionInfo& i
 FlushCoordinator::FlushCoordinator(int slots, std::int64_t every, int staleness, bool across,
                                    std::vector<BufferedMerge*> merges, std::int64_t managed_bytes,
                                    bool each_step)
-    : slots_(slots), every_(every), staleness_(staleness), wait_(managed_bytes > 0 ? 0 : staleness),
-      each_step_(each_step), ring_(staleness + 1), across_(across), merges_(std::move(merges)),
-      since_(static_cast<std::size_t>(slots)), clock_(static_cast<std::size_t>(slots), 0),
+    : FlushTrigger(slots, every), slots_(slots), staleness_(staleness),
+      wait_(managed_bytes > 0 ? 0 : staleness), each_step_(each_step), ring_(staleness + 1),
+      across_(across), merges_(std::move(merges)), clock_(static_cast<std::size_t>(slots), 0),
       retired_(static_cast<std::size_t>(slots), false) {
   buffered_stats() = BufferedStats{};
   for (BufferedMerge* m : merges_) {
-    m->set_workers(slots_ * (across_ ? buffered_ranks() : 1));
+    m->set_workers(slots_ * (across_ ? comm().size() : 1));
   }
   if (each_step_) {
     for (BufferedMerge* m : merges_) {
@@ -320,7 +302,7 @@ void FlushCoordinator::log(int slot, int kind, std::int64_t clock) {
   }
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  events_.push_back({buffered_rank() * slots_ + slot, kind, clock,
+  events_.push_back({comm().rank() * slots_ + slot, kind, clock,
                      static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec});
 }
 
@@ -421,7 +403,7 @@ void FlushCoordinator::merge_loop() {
         m->prepare_round(rings, across_);
       }
       if (across_) {
-        buffered_allreduce_counts(counts, 2);
+        comm().allreduce_sum(counts, 2);
       }
       // merged_ moves with the array, under the table lock: a worker refreshing its view reads
       // both together, or it would add its own flush r on top of an array that holds round r

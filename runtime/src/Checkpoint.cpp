@@ -1,9 +1,9 @@
-#include "Checkpoint.h"
+#include "CheckpointSettings.h"
 #include "LoopWhere.h"
 #include "rotor/distarray/detail/Hdf5MemoryType.h"
 
 #include "SessionState.h"
-#include "rotor/runtime/detail/Checkpoint.h"
+#include "CheckpointHooks.h"
 
 #include <hdf5.h>
 

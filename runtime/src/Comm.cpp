@@ -3,7 +3,7 @@
 #include "Failure.h"
 #include "rotor/runtime/detail/Watchdog.h"
 
-#include "rotor/distarray/Collective.h"
+#include "rotor/distarray/detail/Collective.h"
 
 #define OMPI_SKIP_MPICXX 1 // the C API only
 #define MPICH_SKIP_MPICXX 1

@@ -7,9 +7,9 @@
 #include "Executor.h"
 #include "LoopWhere.h"
 #include "Observability.h"
+#include "OrderLog.h"
 #include "Schedule.h"
 #include "SessionState.h"
-#include "rotor/runtime/detail/OrderLog.h"
 
 #include <chrono>
 #include <cstdio>
@@ -38,21 +38,8 @@ LoopStats& last_stats() {
   return stats;
 }
 
-int session_rank() {
-  return comm().rank();
-}
-int session_ranks() {
-  return comm().size();
-}
 int session_threads() {
   return session_state().threads;
-}
-void allreduce_sum_elements(void* values, std::size_t count, ElementType element_type) {
-  comm().allreduce_sum_typed(values, count, element_type);
-}
-std::vector<char> allgather_bytes(const void* data, std::size_t bytes,
-                                  std::vector<std::size_t>& offsets) {
-  return comm().allgatherv(data, bytes, offsets);
 }
 void abort_if_distributed(const char* message) {
   if (comm().size() > 1) {

@@ -2,7 +2,7 @@
 // main, or by the first parallel loop, loader or rotor::is_root() call from the ROTOR_*
 // variables; ended when main returns or at exit.
 #include "SessionState.h"
-#include "rotor/distarray/Collective.h"
+#include "rotor/distarray/detail/Collective.h"
 #include "rotor/runtime/Codegen.h"
 
 #include <atomic>

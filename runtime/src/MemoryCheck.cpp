@@ -1,4 +1,4 @@
-#include "rotor/runtime/detail/MemoryCheck.h"
+#include "MemoryCheck.h"
 
 #include "LoopWhere.h"
 #include "SessionState.h"

@@ -1,4 +1,4 @@
-#include "Metrics.h"
+#include "MetricsFile.h"
 
 #include "rotor/runtime/Metrics.h"
 

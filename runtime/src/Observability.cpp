@@ -2,7 +2,7 @@
 #include "LoopWhere.h"
 
 #include "Comm.h"
-#include "Metrics.h"
+#include "MetricsFile.h"
 #include "Progress.h"
 #include "Schedule.h"
 

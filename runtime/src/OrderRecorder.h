@@ -1,5 +1,5 @@
 #pragma once
-#include "rotor/runtime/detail/OrderLog.h"
+#include "OrderLog.h"
 
 namespace rotor::detail {
 

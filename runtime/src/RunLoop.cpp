@@ -1,13 +1,15 @@
 // The body-independent half of rotor::codegen::run_loop (see rotor/runtime/detail/LoopFrame.h).
 
+#include "CheckpointHooks.h"
+#include "MemoryCheck.h"
 #include "rotor/distarray/DistArray.h"
-#include "rotor/runtime/Buffered.h"
-#include "rotor/runtime/detail/Checkpoint.h"
 #include "rotor/runtime/detail/Engine.h"
 #include "rotor/runtime/detail/LoopFrame.h"
-#include "rotor/runtime/detail/MemoryCheck.h"
 #include "rotor/runtime/detail/Watchdog.h"
 
+#include "BufferedFlush.h"
+#include "BufferedMerge.h"
+#include "Comm.h"
 #include "LoopFrameAccess.h"
 #include "Observability.h"
 #include "SessionState.h"
@@ -98,9 +100,9 @@ void combine_reduction(void* target, const ReductionOps& ops, const std::vector<
   }
   if (across_ranks) {
     std::vector<std::size_t> offs;
-    std::vector<char> all = allgather_bytes(total.data(), ops.bytes, offs);
+    std::vector<char> all = comm().allgatherv(total.data(), ops.bytes, offs);
     ops.identity(total.data());
-    for (int r = 0; r < session_ranks(); ++r) {
+    for (int r = 0; r < comm().size(); ++r) {
       std::memcpy(part.data(), all.data() + offs[static_cast<std::size_t>(r)], ops.bytes);
       ops.combine(total.data(), part.data());
     }
@@ -270,7 +272,7 @@ void finish_slots(const codegen::LoopSpec& spec, LoopFrame& frame, int slots, bo
     }
     st.worker_density = density;
     buffered_loop_density(spec.file, spec.line) = density;
-    if (session_state().settings.verbose && session_rank() == 0 && !quiet()) {
+    if (session_state().settings.verbose && comm().rank() == 0 && !quiet()) {
       std::fprintf(stderr,
                    "rotor: %s:%d: buffered: %s worker buffers, %.1f KiB on rank 0, worker "
                    "density %.4f, %lld rounds, %lld bytes sent, %lld rows held back\n",
@@ -387,7 +389,7 @@ void run_erased_loop(const codegen::LoopSpec& spec, SpaceAccess& space, LoopFram
     combine_partials(frame, info.slots, false);
     throw;
   }
-  finish_slots(spec, frame, info.slots, !info.redundant() && session_ranks() > 1);
+  finish_slots(spec, frame, info.slots, !info.redundant() && comm().size() > 1);
   loop_finished();
   if (validation) {
     validation->finish(runner);

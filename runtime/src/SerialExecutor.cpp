@@ -4,7 +4,7 @@
 #include "Executor.h"
 #include "Observability.h"
 #include "Replication.h"
-#include "rotor/runtime/detail/OrderLog.h"
+#include "OrderLog.h"
 
 namespace rotor::detail {
 namespace {

@@ -1,13 +1,13 @@
 #include "rotor/runtime/Session.h"
 
-#include "Checkpoint.h"
+#include "CheckpointSettings.h"
 #include "Failure.h"
 #include "Observability.h"
 #include "OrderRecorder.h"
 #include "SessionState.h"
-#include "rotor/distarray/Collective.h"
+#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/MemoryLimit.h"
-#include "rotor/runtime/Buffered.h"
+#include "BufferedFlush.h"
 #include "rotor/runtime/detail/Watchdog.h"
 
 #include <oneapi/tbb/info.h>

@@ -10,7 +10,7 @@
 #include "Replication.h"
 #include "StepUndo.h"
 #include "WorkerSlots.h"
-#include "rotor/runtime/detail/OrderLog.h"
+#include "OrderLog.h"
 
 #include <chrono>
 #include <sstream>

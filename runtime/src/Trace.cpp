@@ -1,7 +1,7 @@
 #include "Trace.h"
 
 #include "Comm.h"
-#include "Metrics.h"
+#include "MetricsFile.h"
 
 #include <algorithm>
 #include <cerrno>

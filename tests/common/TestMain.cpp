@@ -1,7 +1,7 @@
 // The main of Rotor's MPI-aware test binaries: creates the Session (which strips --rotor-*
 // flags and initialises MPI under mpirun), runs the tests, and makes every rank return the same
 // status (any rank's failure fails all).
-#include "rotor/distarray/Collective.h"
+#include "rotor/distarray/detail/Collective.h"
 #include "rotor/runtime/Session.h"
 
 #include <gtest/gtest.h>

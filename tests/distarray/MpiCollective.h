@@ -2,7 +2,7 @@
 // A test-only MPI implementation of rotor::detail::Collective, so distarray's MPI tests do not
 // depend on runtime/ (which installs its own through rotor::Session).
 
-#include "rotor/distarray/Collective.h"
+#include "rotor/distarray/detail/Collective.h"
 
 #include <mpi.h>
 

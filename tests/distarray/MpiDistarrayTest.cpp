@@ -1,7 +1,7 @@
 // distarray under MPI (np 2 and 4): parallel loading equals a whole read, errors reach every
 // rank with the global line number and the rank that found them, and whole-dataset operations
 // give the same result on any number of ranks.
-#include "rotor/distarray/Collective.h"
+#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/DistArray.h"
 #include "rotor/distarray/Loaders.h"
 #include "rotor/distarray/Partition.h"

@@ -2,7 +2,7 @@
 // sparse exchange, driven like rotor-cc output. Run at np 1, 2, 4 and threads 1, 2: every check
 // holds for any worker count.
 
-#include "rotor/runtime/Buffered.h"
+#include "BufferedFlush.h"
 #include "LoopTestUtil.h"
 
 #include <gtest/gtest.h>
@@ -20,8 +20,11 @@ namespace {
 using codegen::Kind;
 using codegen::Role;
 using detail::BufferedSettings;
-using detail::session_ranks;
 using detail::session_threads;
+
+int session_ranks() {
+  return detail::collective().size();
+}
 
 /// Sets the buffered settings for one test and restores the defaults after it.
 struct WithSettings {
@@ -61,7 +64,7 @@ codegen::LoopSpec buffered_spec(std::vector<const char*> names) {
 }
 
 std::int64_t all_ranks_sum(std::int64_t v) {
-  detail::allreduce_sum_elements(&v, 1, detail::ElementType::i64);
+  detail::collective().allreduce_sum(&v, 1);
   return v;
 }
 
@@ -353,8 +356,8 @@ void expect_staleness_bound(int s) {
   EXPECT_TRUE(bitwise_equal(hist, expect));
   const auto& mine = detail::buffered_events();
   std::vector<std::size_t> offs;
-  std::vector<char> bytes =
-      detail::allgather_bytes(mine.data(), mine.size() * sizeof(detail::BufferedEvent), offs);
+  std::vector<char> bytes = detail::collective().allgatherv(
+      mine.data(), mine.size() * sizeof(detail::BufferedEvent), offs);
   std::vector<detail::BufferedEvent> all(bytes.size() / sizeof(detail::BufferedEvent));
   std::memcpy(all.data(), bytes.data(), bytes.size());
   std::map<int, std::vector<std::int64_t>> publishes; // worker -> publish times by clock

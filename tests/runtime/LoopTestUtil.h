@@ -4,7 +4,7 @@
 
 #include "rotor/distarray/detail/CounterRng.h"
 #include "rotor/rotor.h"
-#include "rotor/runtime/detail/OrderLog.h"
+#include "OrderLog.h"
 
 #include <gtest/gtest.h>
 

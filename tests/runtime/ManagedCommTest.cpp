@@ -2,12 +2,15 @@
 // budget, holds the rest back for at most s flushes, and the loop's end still has the full sum.
 // Run at np 1, 2, 4 and threads 1, 2 with runtime_buffered_test.
 
+#include "ManagedComm.h"
+#include "BufferedFlush.h"
+#include "BufferedMerge.h"
 #include "LoopTestUtil.h"
-#include "rotor/runtime/Buffered.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <vector>
 
 namespace rotor::test {
@@ -43,8 +46,10 @@ template <class Buffer> void expect_largest_first(Buffer& worker, DistArray<floa
   }
   std::vector<float> order = change;
   std::sort(order.begin(), order.end()); // most negative = largest magnitude first
-  detail::BufferedArrayMerge<float, 1> merge(array, {&worker},
-                                             !std::is_same_v<Buffer, DistArray<float, 1>>);
+  void* buffer = &worker;
+  std::unique_ptr<detail::BufferedMerge> made(
+      detail::make_buffered_merge(array, &buffer, 1, !std::is_same_v<Buffer, DistArray<float, 1>>));
+  detail::BufferedMerge& merge = *made;
   merge.set_workers(1);
   merge.set_managed(budget * (8 + 4), hold);
   merge.start_flushing(hold + 1);

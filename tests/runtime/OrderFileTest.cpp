@@ -1,7 +1,7 @@
 // --rotor-record-order writes a file; --rotor-replay-order makes a plain `for` over a Dataset
 // (Dataset::begin()) follow it, so the serial build reproduces the parallel run bitwise.
 #include "LoopTestUtil.h"
-#include "rotor/distarray/Collective.h"
+#include "rotor/distarray/detail/Collective.h"
 
 #include <cstdio>
 #include <fstream>

@@ -3,8 +3,8 @@
 // (sum merges in slot order), and the automatic choice must follow the measured density. Run at
 // np 1, 2, 4 and threads 1, 2 with runtime_buffered_test.
 
+#include "BufferedFlush.h"
 #include "LoopTestUtil.h"
-#include "rotor/runtime/Buffered.h"
 
 #include <gtest/gtest.h>
 
@@ -156,7 +156,7 @@ TEST(SparseBuffer, ReadsSeeOwnPendingUpdatesWithStaleness) {
   for (int i = 1; i < n; ++i) {
     breaks += seen[i] <= seen[i - 1] ? 1 : 0;
   }
-  EXPECT_LT(breaks, detail::session_ranks() * detail::session_threads());
+  EXPECT_LT(breaks, detail::collective().size() * detail::session_threads());
 }
 
 // -- the automatic choice ------------------------------------------------------------------------

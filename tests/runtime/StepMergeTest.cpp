@@ -3,8 +3,8 @@
 // of the earlier steps (LDA's topic totals), and the loop's end still has the exact sum. Run at
 // np 1, 2, 4 and threads 1, 2 with runtime_buffered_test.
 
+#include "BufferedFlush.h"
 #include "LoopTestUtil.h"
-#include "rotor/runtime/Buffered.h"
 
 #include <gtest/gtest.h>
 
@@ -67,8 +67,8 @@ Outcome run_rotation(std::int64_t every) {
   // seen[] is written on the rank that ran the record: the largest over ranks
   std::int64_t local = *std::max_element(seen.begin(), seen.end());
   std::vector<std::size_t> offs;
-  std::vector<char> all = detail::allgather_bytes(&local, sizeof local, offs);
-  for (int r = 0; r < detail::session_ranks(); ++r) {
+  std::vector<char> all = detail::collective().allgatherv(&local, sizeof local, offs);
+  for (int r = 0; r < detail::collective().size(); ++r) {
     std::int64_t v = 0;
     std::memcpy(&v, all.data() + offs[static_cast<std::size_t>(r)], sizeof v);
     out.max_read = std::max(out.max_read, v);
@@ -77,7 +77,7 @@ Outcome run_rotation(std::int64_t every) {
 }
 
 TEST(StepMerge, RotationMergesAfterEveryStep) {
-  const int workers = detail::session_ranks() * detail::session_threads();
+  const int workers = detail::collective().size() * detail::session_threads();
   const Outcome at_end = run_rotation(0);
   const Outcome stepped = run_rotation(1000);
   EXPECT_EQ(at_end.rounds, 1);

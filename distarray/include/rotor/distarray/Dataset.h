@@ -33,7 +33,7 @@
 /// which survives shuffles, sorts and moves between ranks. Ids are stored only when the session
 /// records or replays the order of iterations (`--rotor-record-order`, `--rotor-replay-order`).
 
-#include "rotor/distarray/Collective.h"
+#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/MemoryLimit.h"
 #include "rotor/distarray/detail/CounterRng.h"
 #include "rotor/distarray/detail/RecordFields.h"

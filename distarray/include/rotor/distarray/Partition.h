@@ -15,7 +15,7 @@
 ///   // this rank's records of block k: ratings[b.order[i]] for i in [b.offsets[k], b.offsets[k+1])
 /// \endcode
 
-#include "rotor/distarray/Collective.h"
+#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/Dataset.h"
 
 #include <cstdint>

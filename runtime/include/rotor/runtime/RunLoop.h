@@ -7,10 +7,12 @@
 #include "rotor/distarray/Dataset.h"
 #include "rotor/distarray/DistArray.h"
 #include "rotor/distarray/IndexSpace.h"
+#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/detail/DatasetInternals.h"
 #include "rotor/runtime/Accumulator.h"
 #include "rotor/runtime/Buffered.h"
 #include "rotor/runtime/Codegen.h"
+#include "rotor/runtime/detail/BufferedLoop.h"
 #include "rotor/runtime/detail/Engine.h"
 #include "rotor/runtime/detail/LoopFrame.h"
 #include "rotor/runtime/detail/Watchdog.h"
@@ -104,8 +106,9 @@ public:
     if (distributed()) {
       std::uint64_t mine = n;
       std::vector<std::size_t> offs;
-      std::vector<char> all = allgather_bytes(&mine, sizeof mine, offs);
-      for (int r = 0; r < session_rank(); ++r) {
+      Collective& ranks = collective();
+      std::vector<char> all = ranks.allgatherv(&mine, sizeof mine, offs);
+      for (int r = 0; r < ranks.rank(); ++r) {
         std::uint64_t v = 0;
         std::memcpy(&v, all.data() + offs[r], sizeof v);
         first += v;
@@ -158,10 +161,6 @@ template <class T> struct IsIndexSpace : std::false_type {};
 template <int N> struct IsIndexSpace<IndexSpace<N>> : std::true_type {
   static constexpr int dims = N;
 };
-template <class A> struct BufferedMergeOf;
-template <class T, int N> struct BufferedMergeOf<DistArray<T, N>> {
-  using type = BufferedArrayMerge<T, N>;
-};
 
 /// The object the body gets for array position K: a SparseBuffer where rotor-cc marked the
 /// position sparse-capable (used when LoopFrame::sparse()), else the DistArray.
@@ -178,8 +177,7 @@ template <class A> struct ArrayOpsFor {
   static void destroy(void* a) { delete static_cast<A*>(a); }
   static char* data(void* a) { return reinterpret_cast<char*>(static_cast<A*>(a)->data()); }
   static BufferedMerge* make_merge(void* a, void* const* copies, std::size_t count, bool sparse) {
-    return new typename BufferedMergeOf<A>::type(
-        *static_cast<A*>(a), std::vector<void*>(copies, copies + count), sparse);
+    return make_buffered_merge(*static_cast<A*>(a), copies, count, sparse);
   }
   static void* make_sparse(const void* a) { return new Sparse(*static_cast<const A*>(a)); }
   static void destroy_sparse(void* b) { delete static_cast<Sparse*>(b); }
@@ -219,7 +217,7 @@ struct BodyLoop<Body, std::tuple<Arrays&...>, std::tuple<Reductions&...>, Capabl
   template <class ElementFn>
   static bool run(Body& body, const LoopFrame& frame, int slot, std::size_t count,
                   ElementFn&& element) {
-    FlushCoordinator* flusher = frame.flusher();
+    FlushTrigger* flusher = frame.flusher();
     if (flusher == nullptr) {
       return with_objects(body, frame, slot, nullptr, count, element);
     }
@@ -233,7 +231,7 @@ struct BodyLoop<Body, std::tuple<Arrays&...>, std::tuple<Reductions&...>, Capabl
 
 private:
   template <class ElementFn>
-  static bool with_objects(Body& body, const LoopFrame& frame, int slot, FlushCoordinator* flusher,
+  static bool with_objects(Body& body, const LoopFrame& frame, int slot, FlushTrigger* flusher,
                            std::size_t count, ElementFn& element) {
     return cast_objects(body, frame, frame.arrays(slot), frame.reductions(slot), slot, flusher,
                         count, element, std::index_sequence_for<Arrays...>{},
@@ -241,9 +239,8 @@ private:
   }
   template <class ElementFn, std::size_t... I, std::size_t... J>
   static bool cast_objects(Body& body, const LoopFrame& frame, void* const* a, void* const* r,
-                           int slot, FlushCoordinator* flusher, std::size_t count,
-                           ElementFn& element, std::index_sequence<I...>,
-                           std::index_sequence<J...>) {
+                           int slot, FlushTrigger* flusher, std::size_t count, ElementFn& element,
+                           std::index_sequence<I...>, std::index_sequence<J...>) {
     (void)a, (void)r, (void)frame;
     if constexpr (!std::is_same_v<Capable, codegen::SparseCapable<>>) {
       if (frame.sparse()) {
@@ -256,7 +253,7 @@ private:
                 *static_cast<std::remove_reference_t<Reductions>*>(r[J])...);
   }
   template <class ElementFn, class... Objects>
-  static bool loop(Body& body, int slot, FlushCoordinator* flusher, std::size_t count,
+  static bool loop(Body& body, int slot, FlushTrigger* flusher, std::size_t count,
                    ElementFn& element, Objects&... objects) {
     WorkerBeat beat(slot); // progress for the watchdog (--rotor-timeout)
     for (std::size_t k = 0; k < count; ++k) {

@@ -1,5 +1,6 @@
 #pragma once
 /// \file
+/// Not for user code (an internal header that Rotor's public headers include).
 /// Hook for checked accesses. When user code is compiled with ROTOR_CHECK_ACCESS (the debug and
 /// asan presets do this), every DistArray element access asks the guard that the runtime installs
 /// on the worker thread while it runs a block; a stray access is a hard error naming the array,

@@ -1,5 +1,6 @@
 #pragma once
 /// \file
+/// Not for user code (an internal header that Rotor's public headers include).
 /// Counter-based random numbers: the value for element i depends only on (seed, i), so fills and
 /// shuffles give the same result on any number of ranks and threads (and in the serial build).
 

@@ -1,5 +1,6 @@
 #pragma once
 /// \file
+/// Not for user code (an internal header that Rotor's public headers include).
 /// The element type of a DistArray as a value: what HDF5 I/O, MPI reductions, checkpoints and
 /// --rotor-validate switch on. Every switch names all six cases and calls unknown_element_type
 /// after it: there is no silent default.

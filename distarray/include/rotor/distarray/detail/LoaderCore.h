@@ -1,5 +1,6 @@
 #pragma once
 /// \file
+/// Not for user code (an internal header that Rotor's public headers include).
 /// The non-template core of the loaders: records are described as a list of fields (kind and
 /// byte offset), so the parsers live in .cpp files and the templates in Loaders.h only adapt.
 

@@ -1,5 +1,6 @@
 #pragma once
 /// \file
+/// Not for user code (an internal header that Rotor's public headers include).
 /// Field-by-field access to a plain record (an aggregate such as
 /// `struct Rating { int32_t user; int32_t item; float value; };`) without user registration:
 /// C++17 structured bindings give the fields in declaration order. Loaders map columns to

@@ -169,13 +169,9 @@ struct LoopStats {
 };
 LoopStats& last_stats();
 
-/// Collectives the templates need (over the session's Comm).
-int session_rank();
-int session_ranks();
+/// Worker threads per rank of the session. (Other ranks are reached through one seam:
+/// distarray's detail::collective() outside runtime/src, the Comm behind it inside.)
 int session_threads();
-void allreduce_sum_elements(void* values, std::size_t count, ElementType element_type);
-std::vector<char> allgather_bytes(const void* data, std::size_t bytes,
-                                  std::vector<std::size_t>& offsets);
 /// Aborts every rank with `message` when several ranks run (an error inside a loop cannot be
 /// recovered collectively); returns normally in a single process.
 void abort_if_distributed(const char* message);

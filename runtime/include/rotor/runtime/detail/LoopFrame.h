@@ -20,6 +20,7 @@ namespace rotor::detail {
 
 class BufferedMerge;
 class FlushCoordinator;
+class FlushTrigger;
 
 /// What the erased side needs to copy a DistArray<T, N> (a worker-private buffered copy).
 struct ArrayOps {
@@ -70,7 +71,7 @@ public:
   }
   /// Buffered arrays flushed during the loop (--rotor-flush-every): the coordinator the record
   /// loop reports each record to; nullptr when buffered arrays merge only at the loop's end.
-  FlushCoordinator* flusher() const { return flusher_; }
+  FlushTrigger* flusher() const { return flusher_; }
   /// This execution's buffered arrays are SparseBuffers (all of them, or none: the body has one
   /// instantiation with dense copies and one with sparse buffers).
   bool sparse() const { return sparse_; }
@@ -100,7 +101,7 @@ private:
   std::unique_ptr<char[]> partial_storage_;
   std::vector<std::unique_ptr<BufferedMerge>> merges_; ///< one per buffered array
   std::unique_ptr<FlushCoordinator> coordinator_;      ///< when there are buffered arrays
-  FlushCoordinator* flusher_ = nullptr;                ///< coordinator_ when it flushes mid-loop
+  FlushTrigger* flusher_ = nullptr;                    ///< coordinator_ when it flushes mid-loop
   std::vector<bool> sparse_capable_;                   ///< per array
   bool sparse_ = false;
 };

@@ -1,13 +1,13 @@
 #pragma once
 /// \file
-/// rotor::detail::SparseBuffer<T, N>: a worker's private buffer of a buffered array that holds
-/// only the rows the worker touched, in a flat open-addressing hash map (docs/design/buffered.md,
-/// "Worker buffers"). The loop body gets it in place of a dense DistArray copy when the array is
-/// large and workers touch a small fraction of it; it offers the element interface a parallel
-/// loop body may use (`w[i]`, `w(i, j)`, `w.row(i)`, `size()`, `shape()`, `extent()`, `rows()`,
-/// `cols()`). Reads of untouched rows come from the shared array; the first access to a row
-/// copies it in (value and base), so the worker sees its own pending updates and the merge takes
-/// `value - base`.
+/// rotor::detail::SparseBuffer<T, N> (not for user code): a worker's private buffer of a buffered
+/// array that holds only the rows the worker touched, in a flat open-addressing hash map
+/// (docs/design/buffered.md, "Worker buffers"). The loop body gets it in place of a dense DistArray
+/// copy when the array is large and workers touch a small fraction of it; it offers the element
+/// interface a parallel loop body may use (`w[i]`, `w(i, j)`, `w.row(i)`, `size()`, `shape()`,
+/// `extent()`, `rows()`, `cols()`). Reads of untouched rows come from the shared array; the first
+/// access to a row copies it in (value and base), so the worker sees its own pending updates and
+/// the merge takes `value - base`.
 ///
 /// A row is the element for 1-D arrays and the first index's slice otherwise (Bösen's row-oriented
 /// tables): `w.row(i)` is then a contiguous Eigen map, as on a DistArray.
@@ -34,47 +34,15 @@ template <class T> void store_shared(T* p, T v) {
   __atomic_store(p, &v, __ATOMIC_RELAXED);
 }
 
-template <class T, int N> class SparseBuffer {
+/// The rows of a sparse worker buffer, independent of the array's rank: what the merge
+/// (runtime/src/BufferedMerge.cpp, compiled once per element type) reads and rewrites.
+template <class T> class SparseRows {
 public:
-  using value_type = T;
-  using Shape = typename DistArray<T, N>::Shape;
-  using RowMap = typename DistArray<T, N>::RowMap;
-  static constexpr int rank = N;
-
-  explicit SparseBuffer(const DistArray<T, N>& shared)
-      : shared_(shared.data()), shape_(shared.shape()), size_(shared.size()),
-        width_(N == 1 || size_ == 0 ? 1 : size_ / shape_[0]) {
+  SparseRows(const T* shared, std::int64_t width) : shared_(shared), width_(width) {
     rehash(k_initial_capacity);
   }
-  SparseBuffer(const SparseBuffer&) = delete;
-  SparseBuffer& operator=(const SparseBuffer&) = delete;
-
-  // -- the DistArray element interface ---------------------------------------------------------
-  const Shape& shape() const { return shape_; }
-  std::int64_t extent(int d) const { return shape_[d]; }
-  std::int64_t size() const { return size_; }
-  std::int64_t rows() const { return shape_[0]; }
-  std::int64_t cols() const {
-    static_assert(N == 2, "cols() needs a 2-D array");
-    return shape_[1];
-  }
-  template <class... I> T& operator()(I... i) {
-    static_assert(sizeof...(I) == N, "rotor::DistArray: wrong number of subscripts");
-    const std::int64_t idx[N] = {static_cast<std::int64_t>(i)...};
-    std::int64_t off = 0;
-    for (int d = 1; d < N; ++d) {
-      off = off * shape_[d] + idx[d];
-    }
-    return row_data(idx[0])[off];
-  }
-  T& operator[](std::int64_t i) {
-    static_assert(N == 1, "operator[] needs a 1-D array; use A(i, j) or A.row(i)");
-    return *row_data(i);
-  }
-  RowMap row(std::int64_t i) {
-    static_assert(N == 2, "row() needs a 2-D array");
-    return RowMap(row_data(i), width_);
-  }
+  SparseRows(const SparseRows&) = delete;
+  SparseRows& operator=(const SparseRows&) = delete;
 
   // -- the merge's side --------------------------------------------------------------------------
   std::int64_t width() const { return width_; }
@@ -175,8 +143,6 @@ private:
   }
 
   const T* shared_;
-  Shape shape_;
-  std::int64_t size_;
   std::int64_t width_;
   std::vector<Entry> table_;
   std::size_t mask_ = 0;
@@ -185,6 +151,54 @@ private:
   std::vector<std::unique_ptr<T[]>> chunks_;
   std::int64_t last_key_ = -1;
   T* last_row_ = nullptr;
+};
+
+/// A sparse worker buffer with the element interface of DistArray<T, N> (what a loop body uses).
+template <class T, int N> class SparseBuffer final : public SparseRows<T> {
+public:
+  using value_type = T;
+  using Shape = typename DistArray<T, N>::Shape;
+  using RowMap = typename DistArray<T, N>::RowMap;
+  static constexpr int rank = N;
+
+  explicit SparseBuffer(const DistArray<T, N>& shared)
+      : SparseRows<T>(shared.data(), row_width(shared)), shape_(shared.shape()),
+        size_(shared.size()) {}
+
+  // -- the DistArray element interface ---------------------------------------------------------
+  const Shape& shape() const { return shape_; }
+  std::int64_t extent(int d) const { return shape_[d]; }
+  std::int64_t size() const { return size_; }
+  std::int64_t rows() const { return shape_[0]; }
+  std::int64_t cols() const {
+    static_assert(N == 2, "cols() needs a 2-D array");
+    return shape_[1];
+  }
+  template <class... I> T& operator()(I... i) {
+    static_assert(sizeof...(I) == N, "rotor::DistArray: wrong number of subscripts");
+    const std::int64_t idx[N] = {static_cast<std::int64_t>(i)...};
+    std::int64_t off = 0;
+    for (int d = 1; d < N; ++d) {
+      off = off * shape_[d] + idx[d];
+    }
+    return this->row_data(idx[0])[off];
+  }
+  T& operator[](std::int64_t i) {
+    static_assert(N == 1, "operator[] needs a 1-D array; use A(i, j) or A.row(i)");
+    return *this->row_data(i);
+  }
+  RowMap row(std::int64_t i) {
+    static_assert(N == 2, "row() needs a 2-D array");
+    return RowMap(this->row_data(i), this->width());
+  }
+
+private:
+  static std::int64_t row_width(const DistArray<T, N>& a) {
+    return N == 1 || a.size() == 0 ? 1 : a.size() / a.shape()[0];
+  }
+
+  Shape shape_;
+  std::int64_t size_;
 };
 
 } // namespace rotor::detail

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// The one seam through which distarray/ talks to other ranks.
+/// Not for user code. The one seam through which distarray/ talks to other ranks.
 ///
 /// distarray/ must not depend on MPI or on runtime/. Whole-dataset and whole-array operations
 /// (global extents, parallel loading, HDF5 output, gather) need a few collectives; they call the
