@@ -272,13 +272,8 @@ void print(const std::vector<frontend::Diagnostic>& diags) {
   }
 }
 
-} // namespace
-
-int run_driver(const std::vector<std::string>& args, const std::string& argv0) {
-  Command cmd;
-  if (const int rc = parse_command(args, cmd); rc >= 0) {
-    return rc;
-  }
+/// Rejects commands rotor-cc cannot serve; -1 when the command is fine, else the exit code.
+int check_command(const Command& cmd) {
   if (const std::string old = too_old_standard(cmd.args); !old.empty() && !cmd.sources.empty()) {
     std::cerr << "rotor-cc: error: Rotor needs C++17 or newer, but this command asks for " << old
               << " (use -std=c++17 or later, or leave -std out)\n";
@@ -292,29 +287,76 @@ int run_driver(const std::vector<std::string>& args, const std::string& argv0) {
     usage(std::cerr);
     return 2;
   }
-  DriverConfig config;
-  std::string config_error;
-  if (!load_config(argv0, config, config_error)) {
-    std::cerr << "rotor-cc: error: " << config_error << "\n";
-    return 2;
-  }
+  return -1;
+}
+
+frontend::Options frontend_options(const Command& cmd, const DriverConfig& config) {
   frontend::Options options;
-  for (const std::string& a : cmd.parse_args) {
-    options.clang_args.push_back(a);
-  }
-  for (const std::string& a : config.compile) {
-    options.clang_args.push_back(a);
-  }
+  options.clang_args = cmd.parse_args;
+  options.clang_args.insert(options.clang_args.end(), config.compile.begin(), config.compile.end());
   options.rewrite = cmd.explain == Explain::none;
   options.pch_cache_dir = pch_cache_dir();
-  if (cmd.verbose) {
-    std::cerr << "rotor-cc: configuration " << config.path << "\n";
-  }
+  return options;
+}
 
-  // Analyse (and rewrite) every source.
-  std::vector<frontend::LoopResult> all_loops;
-  std::vector<std::string> replaced(cmd.args);
+/// What analysing the command's sources produced: every loop, and the host compiler's arguments
+/// with each changed source replaced by its rewritten copy (kept in `tmp` unless it sits next to
+/// the object file).
+struct Analysed {
+  std::vector<frontend::LoopResult> loops;
+  std::vector<std::string> replaced;
   std::string tmp;
+  int rc = -1; ///< -1: go on; else the exit code
+};
+
+/// Where the rewritten copy of `src` goes; empty when no temporary directory can be made.
+std::string rewritten_path(const Command& cmd, const std::string& src, std::string& tmp) {
+  if (!cmd.output.empty() && !cmd.links && cmd.sources.size() == 1) {
+    return cmd.output + ".rotor.cpp";
+  }
+  if (tmp.empty()) {
+    tmp = temp_dir();
+    if (tmp.empty()) {
+      std::cerr << "rotor-cc: error: cannot create a temporary directory\n";
+      return "";
+    }
+  }
+  return tmp + "/" + base_of(src);
+}
+
+/// Writes `r`'s rewritten source where --emit-source asked and where the host compiler reads it;
+/// false (after the error line) when a file cannot be written.
+bool place_rewritten(const Command& cmd, std::size_t index, const frontend::FileResult& r,
+                     Analysed& out) {
+  const std::string& src = cmd.args[index];
+  if (!cmd.emit_source.empty()) {
+    const std::string target =
+        cmd.sources.size() == 1 ? cmd.emit_source : dir_of(cmd.emit_source) + "/" + base_of(src);
+    if (!write_file(target, r.rewritten)) {
+      std::cerr << "rotor-cc: error: cannot write '" << target << "'\n";
+      return false;
+    }
+  }
+  if (!r.changed) {
+    return true;
+  }
+  const std::string path = rewritten_path(cmd, src, out.tmp);
+  if (path.empty()) {
+    return false;
+  }
+  if (!write_file(path, r.rewritten)) {
+    std::cerr << "rotor-cc: error: cannot write '" << path << "'\n";
+    return false;
+  }
+  out.replaced[index] = path;
+  out.replaced.push_back("-iquote");
+  out.replaced.push_back(dir_of(src));
+  return true;
+}
+
+Analysed analyse_sources(const Command& cmd, const frontend::Options& options) {
+  Analysed out;
+  out.replaced = cmd.args;
   bool failed = false;
   for (std::size_t index : cmd.sources) {
     const std::string& src = cmd.args[index];
@@ -328,73 +370,49 @@ int run_driver(const std::vector<std::string>& args, const std::string& argv0) {
       continue;
     }
     for (auto& l : r.loops) {
-      all_loops.push_back(std::move(l));
+      out.loops.push_back(std::move(l));
     }
     if (cmd.explain != Explain::none) {
       continue;
     }
     print(r.remarks);
-    if (!cmd.emit_source.empty()) {
-      const std::string target =
-          cmd.sources.size() == 1 ? cmd.emit_source : dir_of(cmd.emit_source) + "/" + base_of(src);
-      if (!write_file(target, r.rewritten)) {
-        std::cerr << "rotor-cc: error: cannot write '" << target << "'\n";
-        return 2;
-      }
+    if (!place_rewritten(cmd, index, r, out)) {
+      out.rc = 2;
+      return out;
     }
-    if (!r.changed) {
-      continue;
-    }
-    std::string out_path;
-    if (!cmd.output.empty() && !cmd.links && cmd.sources.size() == 1) {
-      out_path = cmd.output + ".rotor.cpp";
-    } else {
-      if (tmp.empty()) {
-        tmp = temp_dir();
-        if (tmp.empty()) {
-          std::cerr << "rotor-cc: error: cannot create a temporary directory\n";
-          return 2;
-        }
-      }
-      out_path = tmp + "/" + base_of(src);
-    }
-    if (!write_file(out_path, r.rewritten)) {
-      std::cerr << "rotor-cc: error: cannot write '" << out_path << "'\n";
-      return 2;
-    }
-    replaced[index] = out_path;
-    replaced.push_back("-iquote");
-    replaced.push_back(dir_of(src));
   }
   if (failed) {
-    return 1;
+    out.rc = 1;
   }
+  return out;
+}
+
+int write_report(const Command& cmd, const std::vector<frontend::LoopResult>& loops) {
   if (cmd.explain == Explain::json) {
-    std::cout << frontend::explain_json(all_loops);
+    std::cout << frontend::explain_json(loops);
     return 0;
   }
   if (cmd.explain == Explain::text) {
-    std::cout << frontend::explain_text(all_loops);
+    std::cout << frontend::explain_text(loops);
     return 0;
   }
-  if (cmd.explain == Explain::html) {
-    std::string title = "rotor-cc --explain:";
-    for (std::size_t index : cmd.sources) {
-      title += " " + cmd.args[index];
-    }
-    const std::string page = frontend::explain_html(all_loops, title);
-    if (cmd.explain_file.empty()) {
-      std::cout << page;
-    } else if (!write_file(cmd.explain_file, page)) {
-      std::cerr << "rotor-cc: error: cannot write '" << cmd.explain_file << "'\n";
-      return 2;
-    }
-    return 0;
+  std::string title = "rotor-cc --explain:";
+  for (std::size_t index : cmd.sources) {
+    title += " " + cmd.args[index];
   }
-  if (!cmd.emit_source.empty() && cmd.output.empty() && cmd.links) {
-    return 0; // only the rewritten source was asked for
+  const std::string page = frontend::explain_html(loops, title);
+  if (cmd.explain_file.empty()) {
+    std::cout << page;
+  } else if (!write_file(cmd.explain_file, page)) {
+    std::cerr << "rotor-cc: error: cannot write '" << cmd.explain_file << "'\n";
+    return 2;
   }
+  return 0;
+}
 
+/// Runs the host compiler on the rewritten command (one build per ISA level where asked).
+int compile_and_link(const Command& cmd, const DriverConfig& config,
+                     const std::vector<std::string>& replaced) {
   std::vector<std::string> compile = {cmd.host.empty() ? config.cxx : cmd.host};
   compile.insert(compile.end(), replaced.begin(), replaced.end());
   compile.insert(compile.end(), config.compile.begin(), config.compile.end());
@@ -405,16 +423,56 @@ int run_driver(const std::vector<std::string>& args, const std::string& argv0) {
   // linked three times as they are.
   const bool variants =
       cmd.links && cmd.host.empty() && !cmd.sources.empty() && wants_isa_variants(cmd.args, config);
-  const int rc = variants ? link_isa_variants(compile, cmd.output, config, cmd.verbose, run_process)
-                          : run_process(compile, cmd.verbose);
-  if (!tmp.empty() && std::getenv("ROTOR_CC_KEEP") == nullptr) {
-    for (std::size_t index : cmd.sources) {
-      if (replaced[index] != cmd.args[index] && replaced[index].rfind(tmp, 0) == 0) {
-        std::remove(replaced[index].c_str());
-      }
-    }
-    rmdir(tmp.c_str());
+  return variants ? link_isa_variants(compile, cmd.output, config, cmd.verbose, run_process)
+                  : run_process(compile, cmd.verbose);
+}
+
+void remove_rewritten(const Command& cmd, const Analysed& analysed) {
+  if (analysed.tmp.empty() || std::getenv("ROTOR_CC_KEEP") != nullptr) {
+    return;
   }
+  for (std::size_t index : cmd.sources) {
+    const std::string& path = analysed.replaced[index];
+    if (path != cmd.args[index] && path.rfind(analysed.tmp, 0) == 0) {
+      std::remove(path.c_str());
+    }
+  }
+  rmdir(analysed.tmp.c_str());
+}
+
+} // namespace
+
+int run_driver(const std::vector<std::string>& args, const std::string& argv0) {
+  Command cmd;
+  if (const int rc = parse_command(args, cmd); rc >= 0) {
+    return rc;
+  }
+  if (const int rc = check_command(cmd); rc >= 0) {
+    return rc;
+  }
+  DriverConfig config;
+  std::string config_error;
+  if (!load_config(argv0, config, config_error)) {
+    std::cerr << "rotor-cc: error: " << config_error << "\n";
+    return 2;
+  }
+  if (cmd.verbose) {
+    std::cerr << "rotor-cc: configuration " << config.path << "\n";
+  }
+  const Analysed analysed = analyse_sources(cmd, frontend_options(cmd, config));
+  if (analysed.rc >= 0) {
+    remove_rewritten(cmd, analysed);
+    return analysed.rc;
+  }
+  if (cmd.explain != Explain::none) {
+    return write_report(cmd, analysed.loops);
+  }
+  if (!cmd.emit_source.empty() && cmd.output.empty() && cmd.links) {
+    remove_rewritten(cmd, analysed);
+    return 0; // only the rewritten source was asked for
+  }
+  const int rc = compile_and_link(cmd, config, analysed.replaced);
+  remove_rewritten(cmd, analysed);
   return rc;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Checkpoint settings (parsed with the other --rotor-* flags); the run_loop hooks are in
-/// rotor/runtime/detail/Checkpoint.h. See docs/design/checkpoints.md.
+/// CheckpointHooks.h. See docs/design/checkpoints.md.
 
 #include "rotor/runtime/Session.h"
 

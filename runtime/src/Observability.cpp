@@ -202,32 +202,27 @@ void LoopProbe::set_local_records(std::uint64_t n) {
 }
 
 bool LoopProbe::run_records(CellRunner& runner, int slot, std::size_t begin, std::size_t end) {
-  ProgressBar& bar = observers().bar;
-  if (!on_ || !bar.running()) {
-    return runner.run_records(slot, begin, end);
-  }
-  for (std::size_t p = begin; p < end;) {
-    const std::size_t q = std::min(end, p + k_progress_chunk);
-    const bool go = runner.run_records(slot, p, q);
-    slots_[static_cast<std::size_t>(slot)].progress_counted += q - p;
-    bar.add(q - p);
-    if (!go) {
-      return false;
-    }
-    p = q;
-  }
-  return true;
+  return run_counted(slot, end - begin, [&](std::size_t p, std::size_t q) {
+    return runner.run_records(slot, begin + p, begin + q);
+  });
 }
 
 bool LoopProbe::run_list(CellRunner& runner, int slot, const std::size_t* indices,
                          std::size_t count) {
+  return run_counted(slot, count, [&](std::size_t p, std::size_t q) {
+    return runner.run_list(slot, indices + p, q - p);
+  });
+}
+
+template <class RunChunk>
+bool LoopProbe::run_counted(int slot, std::size_t count, const RunChunk& run_chunk) {
   ProgressBar& bar = observers().bar;
   if (!on_ || !bar.running()) {
-    return runner.run_list(slot, indices, count);
+    return run_chunk(0, count);
   }
   for (std::size_t p = 0; p < count;) {
     const std::size_t q = std::min(count, p + k_progress_chunk);
-    const bool go = runner.run_list(slot, indices + p, q - p);
+    const bool go = run_chunk(p, q);
     slots_[static_cast<std::size_t>(slot)].progress_counted += q - p;
     bar.add(q - p);
     if (!go) {

@@ -76,6 +76,10 @@ public:
   void finish();
 
 private:
+  /// Runs chunk [p, q) of `count` records by `run_chunk(p, q)`, counting each for the progress
+  /// bar when it is on.
+  template <class RunChunk>
+  bool run_counted(int slot, std::size_t count, const RunChunk& run_chunk);
   struct alignas(64) Slot {
     double compute_s = 0, comm_s = 0, wait_s = 0, layout_s = 0;
     std::uint64_t records = 0, progress_counted = 0;

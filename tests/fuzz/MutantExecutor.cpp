@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <sys/wait.h>
 
@@ -53,6 +54,20 @@ std::string read_text(const fs::path& p) {
   return ss.str();
 }
 
+/// The lines of `text` that feed the corpus program's printed hash (soundness.h's `snd::Hash h`),
+/// in order.
+std::vector<std::string> hash_lines(const std::string& text) {
+  static const std::regex feeds_hash(R"((^|[^A-Za-z0-9_])(h\s*(<<|\.)|snd::Hash))");
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (std::regex_search(line, feeds_hash)) {
+      lines.push_back(line);
+    }
+  }
+  return lines;
+}
+
 int exit_status(int wait_status) {
   return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
 }
@@ -73,6 +88,8 @@ const char* to_string(ExecOutcome o) {
     return "equal";
   case ExecOutcome::differing:
     return "differing";
+  case ExecOutcome::hash_changed:
+    return "hash_changed";
   }
   return "?";
 }
@@ -144,6 +161,10 @@ Execution MutantExecutor::execute(const std::string& seed_path, const std::strin
   if (!r) {
     return e;
   }
+  if (!keeps_hash_lines((fs::path(r->program_dir) / source.filename()).string(), text)) {
+    e.outcome = ExecOutcome::hash_changed;
+    return e;
+  }
   // The mutant sits in the work directory under the seed's name, next to links to the corpus's
   // headers (its programs include "soundness.h" from their own directory).
   std::ofstream(source, std::ios::binary) << text;
@@ -163,6 +184,10 @@ Execution MutantExecutor::execute(const std::string& seed_path, const std::strin
     }
   }
   return e;
+}
+
+bool MutantExecutor::keeps_hash_lines(const std::string& program, const std::string& mutant) {
+  return hash_lines(read_text(program)) == hash_lines(mutant);
 }
 
 bool MutantExecutor::build(const Recipe& r, const fs::path& source, Execution& e) const {

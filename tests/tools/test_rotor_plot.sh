@@ -36,4 +36,12 @@ expect_error "--window: empty window '2:1'" --trace "$fixtures/np2.trace.json" -
 expect_error "--window: expected FROM:TO" --trace "$fixtures/np2.trace.json" --window 2
 "$plot" --out "$work/window" --formats svg --trace "$fixtures/np2.trace.json" --window 0: \
   > /dev/null || fail "--window 0: rejected"
+# A negative end counts from the trace's end (so a tutorial's window works on any machine); a
+# window past the trace names the trace's length.
+"$plot" --out "$work/last" --formats svg --trace "$fixtures/np2.trace.json" --window=-0.001: \
+  > /dev/null 2> "$work/err" || fail "--window=-0.001: rejected"
+grep -qF "schedule from 0.00299 to 0.00399 s of the trace's 0.00399 s" "$work/err" ||
+  fail "--window=-0.001: said '$(cat "$work/err")'"
+expect_error "no trace events in that window (the trace covers 0 to" \
+  --trace "$fixtures/np2.trace.json" --window 1000:
 echo "rotor-plot: all checks passed"
