@@ -1,14 +1,14 @@
 #include "rotor/runtime/Session.h"
 
+#include "BufferedFlush.h"
 #include "CheckpointSettings.h"
 #include "Failure.h"
 #include "Observability.h"
 #include "OrderRecorder.h"
 #include "PeerWatch.h"
 #include "SessionState.h"
-#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/MemoryLimit.h"
-#include "BufferedFlush.h"
+#include "rotor/distarray/detail/Collective.h"
 #include "rotor/runtime/detail/Watchdog.h"
 
 #include <oneapi/tbb/info.h>

@@ -111,7 +111,6 @@ ln -s "$sgd_mf" sgd_mf
 "$gen" ratings --users 300 --items 200 --ratings 20000 --out train.csv --test-out test.csv \
   > /dev/null
 job=$(sbatch --parsable --nodes=1 --ntasks-per-node=2 --cpus-per-task=1 --time=2 job.sh)
-rc=0
 for ((i = 0; i < 900; i++)); do # 90 s
   st=$(scontrol show job "$job" 2> /dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
   [[ $st == COMPLETED || $st == FAILED || $st == CANCELLED || $st == TIMEOUT ]] && break
@@ -119,7 +118,7 @@ for ((i = 0; i < 900; i++)); do # 90 s
 done
 out=sgd_mf.$job.out
 echo "job $job: $st"
-cat "$out" 2> /dev/null | grep -v '^epoch=' || true
+grep -v '^epoch=' "$out" 2> /dev/null || true
 [[ $st == COMPLETED ]] || fail "job $job ended $st: $(scontrol show job "$job" | grep -o 'ExitCode=[^ ]*')"
 job_done=$job
 job=""
