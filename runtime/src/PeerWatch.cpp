@@ -383,6 +383,7 @@ std::uint64_t random_cookie() {
 Rendezvous open_rendezvous(State& s, std::string& why) {
   Rendezvous rv;
   rv.cookie = random_cookie();
+  s.cookie = rv.cookie; // before the thread that checks it starts
   s.listen_fd = open_listener(rv.port, why);
   if (s.listen_fd >= 0) {
     add_local_addresses(rv);
@@ -424,7 +425,6 @@ void start_peer_watch(Comm& comm) {
     }
   }
   comm.broadcast(&rv, sizeof rv, 0);
-  s->cookie = rv.cookie;
   if (s->rank != 0 && ok) {
     peer_fds[0].store(join_rank0(rv, s->rank, why));
     ok = peer_fds[0].load() >= 0;
