@@ -21,6 +21,9 @@ packages=(
   python3-matplotlib
   # The cluster tests' hosts (tests/cluster): ip, tc, ss; unshare
   iproute2 util-linux
+  # The one-node Slurm cluster of cluster.slurm_job (tests/cluster/slurm_cluster_test.sh starts
+  # its own munged, slurmctld and slurmd on its own socket and ports; the system services unused)
+  munge slurmctld slurmd slurm-client
 )
 if [[ "${1:-}" == "--with-tools" ]]; then
   packages+=(liblinear-tools)

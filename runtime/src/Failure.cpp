@@ -1,5 +1,7 @@
 #include "Failure.h"
 
+#include "PeerWatch.h"
+
 #define OMPI_SKIP_MPICXX 1 // the C API only
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
@@ -24,6 +26,7 @@ bool mpi_usable() {
 }
 
 [[noreturn]] void abort_job(int code) {
+  peer_watch_announce_leaving(); // the peers hear of a deliberate end, not a lost rank
   std::fflush(stdout);
   std::fflush(stderr);
   if (failure_uses_mpi && mpi_usable()) {

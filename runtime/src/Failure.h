@@ -13,6 +13,8 @@
 ///   abort_all_ranks.
 /// A rank killed by a signal is detected by the launcher: Open MPI's mpirun kills the other ranks
 /// and names the lost rank ("process rank 1 ... exited on signal 9"); see runtime/README.md.
+/// Rotor's lost-rank detector (PeerWatch.h) names it first, with its host; abort_all_ranks tells
+/// it this rank leaves on purpose.
 
 #include "Comm.h"
 

@@ -1,13 +1,14 @@
 #include "rotor/runtime/Session.h"
 
+#include "BufferedFlush.h"
 #include "CheckpointSettings.h"
 #include "Failure.h"
 #include "Observability.h"
 #include "OrderRecorder.h"
+#include "PeerWatch.h"
 #include "SessionState.h"
-#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/MemoryLimit.h"
-#include "BufferedFlush.h"
+#include "rotor/distarray/detail/Collective.h"
 #include "rotor/runtime/detail/Watchdog.h"
 
 #include <oneapi/tbb/info.h>
@@ -316,6 +317,7 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
   detail::start_order_recording(state_->settings.record_order);
   detail::start_order_replay(state_->settings.replay_order);
   detail::start_order_validation(state_->settings.validate);
+  detail::start_peer_watch(*state_->comm); // names lost ranks and hosts (PeerWatch.h)
   detail::start_watchdog(state_->comm->rank(), state_->comm->size());
 }
 
@@ -330,6 +332,7 @@ Session::~Session() {
   detail::finish_order_recording();
   detail::start_order_validation(false);
   detail::stop_watchdog(); // after the last collectives, which it still watched
+  detail::stop_peer_watch();
   the_session = nullptr;
   detail::set_collective(nullptr);
   detail::set_agreed_memory_limit(0);

@@ -135,6 +135,14 @@ cluster_shape() {
   echo "$applied"
 }
 
+# cluster_unshape: remove what cluster_shape applied.
+cluster_unshape() {
+  local i
+  for ((i = 1; i <= CLUSTER_HOSTS; i++)); do
+    ip netns exec "$(cluster_ns "$i")" tc qdisc del dev eth0 root 2> /dev/null || true
+  done
+}
+
 # cluster_hostfile "R1 R2 ...": an Open MPI hostfile with Ri slots on host i.
 cluster_hostfile() {
   local i=1 r file=$CLUSTER_DIR/hostfile
@@ -147,7 +155,7 @@ cluster_hostfile() {
 }
 
 # The mpirun flags of every cluster job: TCP only, on the fixture's subnet, daemons started by
-# the namespace launch agent instead of ssh.
+# the namespace launch agent instead of ssh; then the words of $CLUSTER_MPI_EXTRA, if any.
 cluster_mpi_flags() {
   echo --allow-run-as-root --oversubscribe --bind-to none \
     --mca pml ob1 --mca btl tcp,self --mca osc pt2pt \
@@ -155,7 +163,8 @@ cluster_mpi_flags() {
     --mca oob_tcp_if_include "$CLUSTER_SUBNET.0/24" \
     --mca plm rsh --mca plm_rsh_agent "$CLUSTER_SCRIPTS/ns-agent.sh" \
     --mca plm_rsh_no_tree_spawn 1 --mca orte_keep_fqdn_hostnames 1 \
-    --mca oob_tcp_keepalive_time 5 --mca oob_tcp_keepalive_intvl 2 --mca oob_tcp_keepalive_probes 3
+    --mca oob_tcp_keepalive_time 5 --mca oob_tcp_keepalive_intvl 2 --mca oob_tcp_keepalive_probes 3 \
+    ${CLUSTER_MPI_EXTRA:-}
 }
 
 # cluster_exec I CMD...: run CMD on host I (its namespace, its own hostname hI).

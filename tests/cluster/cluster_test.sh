@@ -9,7 +9,8 @@
 #                            recorded order; lda, logreg (buffered) within the e2e tolerances
 #   checkpoint               sgd_mf checkpoint written on 3 hosts resumes on 2, bitwise equal
 #   kill_host                2 hosts x 2 ranks, every process of host 2 killed mid-epoch: the job
-#                            ends in <= 30 s naming host 2; resumed on host 1 (4 ranks) from the
+#                            ends in <= 30 s, mpirun naming host 2 and Rotor (rank 0) naming
+#                            host h2 and its ranks 2,3; resumed on host 1 (4 ranks) from the
 #                            last checkpoint: bitwise the uninterrupted 2 x 2 run
 #   sigstop                  2 hosts x 1 rank, rank 1 (host 2) stopped: --rotor-timeout=5 ends
 #                            the job in <= 5 + 30 s, rank 0 naming rank 1
@@ -216,7 +217,8 @@ case_kill_host() {
   local d=$CLUSTER_DIR epochs=12
   fault_job "2 2" "$epochs"
   cluster_kill_host 2
-  fault_end 30 'Remote daemon: .* on node 10\.231\.0\.2'
+  fault_end 30 'Remote daemon: .* on node 10\.231\.0\.2' \
+    '^\[rank 0\] rotor: lost contact with ranks 2,3 on host h2 \(all its ranks\)'
   [[ -s $d/ck/rotor-checkpoint.h5 ]] || fail "no checkpoint"
   local args=(--rotor-threads=1 --data "$d/r.csv" --test "$d/t.csv" --model none
     --epochs "$epochs")
