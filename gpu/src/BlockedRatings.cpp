@@ -1,5 +1,6 @@
 #include "rotor/gpu/BlockedRatings.h"
 
+#include <cstring>
 #include <stdexcept>
 
 namespace rotor::gpu {
@@ -63,6 +64,19 @@ BlockBytes block_bytes(const BlockedRatings& r, int k) {
                           row);
   }
   return b;
+}
+
+std::vector<char> records_slot_layout(const BlockedRatings& r) {
+  std::vector<char> out(r.user.size() * 12);
+  for (int b = 0; b < r.blocks * r.blocks; ++b) {
+    const auto start = static_cast<std::size_t>(r.block_start[static_cast<std::size_t>(b)]);
+    const auto n = static_cast<std::size_t>(r.block_records(b));
+    char* base = out.data() + start * 12;
+    std::memcpy(base, r.user.data() + start, n * 4);
+    std::memcpy(base + n * 4, r.item.data() + start, n * 4);
+    std::memcpy(base + n * 8, r.value.data() + start, n * 4);
+  }
+  return out;
 }
 
 std::vector<BlockId> single_gpu_rotation_order(int blocks, int epochs) {

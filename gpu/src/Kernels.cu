@@ -1,9 +1,12 @@
 #include "rotor/gpu/Kernels.h"
 #include "rotor/gpu/SgdUpdate.h"
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace rotor::gpu {
 namespace {
@@ -64,6 +67,98 @@ __global__ void error_kernel(const std::int32_t* __restrict__ user,
   }
 }
 
+/// One wave [first, end) of a block with `lanes` threads per rating: rating group `group` of
+/// `groups` takes records first + group, first + group + groups, ... Every thread of a warp runs
+/// the same iterations (the loop bound is uniform), so the width-`lanes` shuffles see full warps.
+__device__ void lane_wave(const SgdBlock& b, std::int64_t first, std::int64_t end,
+                          std::int64_t group, std::int64_t groups, int lane, int lanes) {
+  for (std::int64_t base = first; base < end; base += groups) {
+    const std::int64_t p = base + group;
+    const bool active = p < end;
+    float* w = nullptr;
+    float* h = nullptr;
+    float dot = 0.f;
+    if (active) {
+      w = b.W + static_cast<std::int64_t>(__ldg(b.user + p) - b.user_base) * b.k;
+      h = b.H + static_cast<std::int64_t>(__ldg(b.item + p) - b.item_base) * b.k;
+      dot = sgd_lane_partial(w, h, b.k, lane, lanes);
+    }
+    for (int o = lanes / 2; o >= 1; o /= 2) { // the butterfly of sgd_update_lanes
+      dot += __shfl_xor_sync(0xffffffffu, dot, o, lanes);
+    }
+    if (active) {
+      const float e = __ldg(b.value + p) - b.mean - dot;
+      sgd_lane_apply(w, h, b.k, lane, lanes, e, b.lr, b.reg);
+      if (lane == 0 && b.err2 != nullptr) {
+        b.err2[p] = e * e;
+      }
+    }
+  }
+}
+
+/// All waves of one block in one launch. Head waves: every thread block, grid.sync() between
+/// waves (launched cooperatively when there is a head). Tail waves (small): thread block 0 alone,
+/// __syncthreads() between waves.
+__global__ void __launch_bounds__(k_lane_block_threads) block_waves_kernel(SgdBlock b, int lanes) {
+  const int per_block = static_cast<int>(blockDim.x) / lanes;
+  const int lane = static_cast<int>(threadIdx.x) % lanes;
+  const std::int64_t local = threadIdx.x / lanes;
+  if (b.launch.tail_start > 0) {
+    cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+    const std::int64_t group = static_cast<std::int64_t>(blockIdx.x) * per_block + local;
+    const std::int64_t groups = static_cast<std::int64_t>(gridDim.x) * per_block;
+    for (int w = 0; w < b.launch.tail_start; ++w) {
+      lane_wave(b, b.wave_start[w], b.wave_start[w + 1], group, groups, lane, lanes);
+      grid.sync();
+    }
+  }
+  if (blockIdx.x != 0) {
+    return;
+  }
+  for (int w = b.launch.tail_start; w < b.launch.waves; ++w) {
+    lane_wave(b, b.wave_start[w], b.wave_start[w + 1], local, per_block, lane, lanes);
+    __syncthreads();
+  }
+}
+
+__global__ void __launch_bounds__(k_lane_block_threads)
+    hogwild_lanes_kernel(SgdBlock b, int lanes) {
+  const int per_block = static_cast<int>(blockDim.x) / lanes;
+  const std::int64_t group =
+      static_cast<std::int64_t>(blockIdx.x) * per_block + threadIdx.x / lanes;
+  lane_wave(b, 0, b.records, group, static_cast<std::int64_t>(gridDim.x) * per_block,
+            static_cast<int>(threadIdx.x) % lanes, lanes);
+}
+
+int lanes_or_throw(int k) {
+  const int lanes = sgd_lanes_for(k);
+  if (lanes == 0) {
+    throw std::invalid_argument("lane kernels need k % 4 == 0, got k = " + std::to_string(k));
+  }
+  return lanes;
+}
+
+/// Thread blocks of block_waves_kernel that fit on the device at once (a cooperative launch's
+/// limit), computed once.
+int co_resident_blocks() {
+  static const int blocks = [] {
+    int device = 0, sms = 0, per_sm = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, block_waves_kernel,
+                                                        k_lane_block_threads, 0),
+          "occupancy");
+    int cooperative = 0;
+    check(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device),
+          "cooperative launch attribute");
+    if (cooperative == 0) {
+      throw std::runtime_error("CUDA: the device does not support cooperative launches");
+    }
+    return std::max(1, sms * per_sm);
+  }();
+  return blocks;
+}
+
 } // namespace
 
 int device_count(std::string* why) {
@@ -120,6 +215,52 @@ void sgd_errors(const SgdDeviceProblem& p, float* d_err2) {
   error_kernel<<<blocks_for(p.records), k_threads>>>(p.user, p.item, p.value, p.records, p.W, p.H,
                                                      p.k, p.mean, d_err2);
   check(cudaGetLastError(), "error_kernel launch");
+}
+
+void sgd_block_waves(const SgdBlock& block, void* stream) {
+  const int lanes = lanes_or_throw(block.k);
+  if (block.records == 0 || block.launch.waves == 0) {
+    return;
+  }
+  const auto s = static_cast<cudaStream_t>(stream);
+  if (block.launch.tail_start == 0) { // tail only: one thread block, no grid barrier
+    block_waves_kernel<<<1, k_lane_block_threads, 0, s>>>(block, lanes);
+    check(cudaGetLastError(), "block_waves_kernel launch");
+    return;
+  }
+  const std::int64_t per_block = k_lane_block_threads / lanes;
+  const std::int64_t wanted = (block.launch.largest_head_wave + per_block - 1) / per_block;
+  const int grid = static_cast<int>(std::min<std::int64_t>(co_resident_blocks(), wanted));
+  SgdBlock args = block;
+  int lanes_arg = lanes;
+  void* params[] = {&args, &lanes_arg};
+  check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(block_waves_kernel), dim3(grid),
+                                    dim3(k_lane_block_threads), params, 0, s),
+        "block_waves_kernel cooperative launch");
+}
+
+void sgd_hogwild_lanes(const SgdDeviceProblem& p, float* d_err2) {
+  const int lanes = lanes_or_throw(p.k);
+  if (p.records == 0) {
+    return;
+  }
+  SgdBlock b;
+  b.user = p.user;
+  b.item = p.item;
+  b.value = p.value;
+  b.records = p.records;
+  b.W = p.W;
+  b.H = p.H;
+  b.k = p.k;
+  b.mean = p.mean;
+  b.lr = p.lr;
+  b.reg = p.reg;
+  b.err2 = d_err2;
+  const std::int64_t per_block = k_lane_block_threads / lanes;
+  const std::int64_t wanted = (p.records + per_block - 1) / per_block;
+  const int grid = static_cast<int>(std::min<std::int64_t>(wanted, 65535LL * 16));
+  hogwild_lanes_kernel<<<grid, k_lane_block_threads>>>(b, lanes);
+  check(cudaGetLastError(), "hogwild_lanes_kernel launch");
 }
 
 void synchronize() {

@@ -201,19 +201,6 @@ void compute(const PlannedStep& step, const BlockedRatings& r, Slots& slots) {
   }
 }
 
-std::vector<char> records_layout(const BlockedRatings& r) {
-  std::vector<char> out(r.user.size() * 12);
-  for (int b = 0; b < r.blocks * r.blocks; ++b) {
-    const auto start = static_cast<std::size_t>(r.block_start[static_cast<std::size_t>(b)]);
-    const auto n = static_cast<std::size_t>(r.block_records(b));
-    char* base = out.data() + start * 12;
-    std::memcpy(base, r.user.data() + start, n * 4);
-    std::memcpy(base + n * 4, r.item.data() + start, n * 4);
-    std::memcpy(base + n * 8, r.value.data() + start, n * 4);
-  }
-  return out;
-}
-
 TEST(MemoryPlan, SgdThroughThePlanEqualsTheInMemoryRunBitwise) {
   const auto d = make_synthetic_ratings(500, 300, 20000, 1.0, 17);
   const int blocks = 4, epochs = 3;
@@ -242,7 +229,7 @@ TEST(MemoryPlan, SgdThroughThePlanEqualsTheInMemoryRunBitwise) {
                  k_reg);
     }
   }
-  auto records_host = records_layout(r);
+  auto records_host = records_slot_layout(r);
   for (std::uint64_t limit : {all_slots(bytes), total(bytes) / 2, total(bytes) / 4}) {
     const MemoryPlan plan = plan_memory(order, bytes, limit);
     ASSERT_EQ(check_memory_plan(plan, order, bytes, limit), "");

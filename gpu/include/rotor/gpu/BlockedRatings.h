@@ -42,6 +42,11 @@ BlockedRatings block_ratings(const std::int32_t* user, const std::int32_t* item,
 /// value), W and H blocks rows * k * 4.
 BlockBytes block_bytes(const BlockedRatings& r, int k);
 
+/// The records as MemoryPlan's records blocks: block by block, each block of n records as n
+/// users, then n items, then n values (4 bytes each), so one block is one contiguous copy of
+/// block_bytes(...).records[b] bytes at byte offset block_start[b] * 12.
+std::vector<char> records_slot_layout(const BlockedRatings& r);
+
 /// The single-GPU rotation order of one epoch: user block by user block, each visiting the item
 /// blocks in rotation order (u, (u + p) mod B), so W stays while H rotates; `epochs` times.
 std::vector<BlockId> single_gpu_rotation_order(int blocks, int epochs);

@@ -4,6 +4,10 @@
 /// pointers in SgdDeviceProblem are device pointers. Every function throws std::runtime_error on
 /// a CUDA error. Built only with -DROTOR_CUDA=ON (target rotor::gpu_kernels).
 
+#include "rotor/gpu/SgdUpdate.h"
+#include "rotor/gpu/WaveSchedule.h"
+
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -42,6 +46,60 @@ void sgd_hogwild(const SgdDeviceProblem& p, float* d_err2);
 
 /// Squared error of every record (no update), into d_err2 (device, per record).
 void sgd_errors(const SgdDeviceProblem& p, float* d_err2);
+
+// ---- The lane kernels: k/4 lanes per rating, float4 rows (sgd_lane_partial/sgd_lane_apply) ----
+
+/// Threads per thread block of the lane kernels.
+constexpr int k_lane_block_threads = 256;
+
+/// How one block's waves launch: waves [0, tail_start) across the grid (grid barrier between
+/// waves, grid sized for largest_head_wave), waves [tail_start, waves) in one thread block (block
+/// barrier between waves): those have at most k_lane_block_threads / lanes records each.
+struct WaveLaunch {
+  int waves = 0;
+  int tail_start = 0;
+  std::int64_t largest_head_wave = 0;
+};
+
+/// The launch shape of a block with `wave_start` (offsets, waves + 1) for rows of k floats.
+inline WaveLaunch wave_launch(const std::vector<std::int64_t>& wave_start, int k) {
+  WaveLaunch l;
+  const int lanes = std::max(sgd_lanes_for(k), 1);
+  l.waves = wave_start.empty() ? 0 : static_cast<int>(wave_start.size()) - 1;
+  l.tail_start = tail_start(wave_start, k_lane_block_threads / lanes);
+  for (int w = 0; w < l.tail_start; ++w) {
+    l.largest_head_wave = std::max(l.largest_head_wave, wave_start[w + 1] - wave_start[w]);
+  }
+  return l;
+}
+
+/// One rotation block on the device: its records contiguous in wave order, its W and H rows
+/// (row of key x at (x - base) * k). All pointers are device pointers.
+struct SgdBlock {
+  const std::int32_t* user = nullptr;
+  const std::int32_t* item = nullptr;
+  const float* value = nullptr;
+  std::int64_t records = 0;
+  const std::int64_t* wave_start = nullptr; ///< device copy of the block's wave offsets
+  WaveLaunch launch;                        ///< from the host copy (wave_launch)
+  float* W = nullptr;
+  std::int32_t user_base = 0;
+  float* H = nullptr;
+  std::int32_t item_base = 0;
+  int k = 0;
+  float mean = 0, lr = 0, reg = 0;
+  float* err2 = nullptr; ///< per record of the block (error before its update), may be null
+};
+
+/// Runs one block's waves with the lane kernel in ONE launch (a persistent cooperative kernel:
+/// grid barrier between head waves, block barrier between tail waves) on `stream` (a
+/// cudaStream_t; null: the default stream). Bitwise equal to sgd_update_lanes run serially over
+/// the block's records in order (with --fmad=false). Throws std::invalid_argument when k % 4 != 0.
+void sgd_block_waves(const SgdBlock& block, void* stream = nullptr);
+
+/// Hogwild with the lane kernel (cuMF_SGD style: k/4 lanes per rating, float4 rows, races
+/// allowed), one launch over all records of `p`.
+void sgd_hogwild_lanes(const SgdDeviceProblem& p, float* d_err2);
 
 /// Waits for the device and throws on an earlier asynchronous error.
 void synchronize();
