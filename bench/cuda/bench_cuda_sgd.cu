@@ -8,7 +8,8 @@
 // (k, mode).
 //
 //   bench_cuda_sgd [--users=N] [--items=N] [--ratings=N] [--k=N[,N...]] [--epochs=N] [--lr=X]
-//                  [--reg=X] [--skew=X] [--seed=N] [--blocks=B] [--target-rmse=X]
+//                  [--reg=X] [--skew=X] [--seed=N] [--blocks=B] [--target-rmse=X (default:
+//                  Hogwild's final test RMSE at that k)]
 //                  [--rotor-gpu-memory=BYTES] [--mode=all|waves|rotation|streamed|hogwild]
 //                  [--copy-mib=N]
 //
@@ -255,21 +256,35 @@ Data make_data(const Options& o) {
 }
 
 struct ModeResult {
-  double updates_per_s = 0, test_rmse = 0, time_to_target = -1;
+  double updates_per_s = 0, test_rmse = 0;
+  std::vector<std::pair<double, double>> history; ///< (seconds so far, test RMSE) per epoch
 };
 
-void print_final(int k, const char* mode, const Options& o, const ModeResult& r,
-                 const std::string& extra) {
-  char target[64] = "n/a";
-  if (o.target_rmse > 0 && r.time_to_target >= 0) {
-    std::snprintf(target, sizeof target, "%.4f", r.time_to_target);
-  } else if (o.target_rmse > 0) {
-    std::snprintf(target, sizeof target, "not_reached");
+/// Seconds until the test RMSE first fell below `target` (-1: never).
+double time_to(const ModeResult& r, double target) {
+  for (const auto& [seconds, rmse] : r.history) {
+    if (rmse <= target) {
+      return seconds;
+    }
   }
-  std::printf("final k=%d %s epochs=%lld updates_per_s=%.4g test_rmse=%.4f "
-              "time_to_rmse_%.3g_s=%s%s\n",
-              k, mode, o.epochs, r.updates_per_s, r.test_rmse, o.target_rmse, target,
-              extra.c_str());
+  return -1;
+}
+
+/// The `final` line; `target` <= 0: no time-to-target.
+void print_final(int k, const char* mode, const Options& o, const ModeResult& r, double target,
+                 const std::string& extra) {
+  char reached[96] = "";
+  if (target > 0) {
+    const double t = time_to(r, target);
+    if (t >= 0) {
+      std::snprintf(reached, sizeof reached, " target_rmse=%.4f time_to_target_s=%.4f", target, t);
+    } else {
+      std::snprintf(reached, sizeof reached, " target_rmse=%.4f time_to_target_s=not_reached",
+                    target);
+    }
+  }
+  std::printf("final k=%d %s epochs=%lld updates_per_s=%.4g test_rmse=%.4f%s%s\n", k, mode,
+              o.epochs, r.updates_per_s, r.test_rmse, reached, extra.c_str());
 }
 
 /// Device copies of the train and test sets and the per-record error arrays.
@@ -318,9 +333,7 @@ ModeResult run_epochs(const char* mode, int k, const Options& o, const Data& d, 
     total_s += ms * 1e-3;
     const double train_rmse = rmse_of(dd.err.ptr, d.train.size()); // errors before each update
     result.test_rmse = test_rmse(d, dd, dW, dH, k);
-    if (o.target_rmse > 0 && result.time_to_target < 0 && result.test_rmse < o.target_rmse) {
-      result.time_to_target = total_s;
-    }
+    result.history.emplace_back(total_s, result.test_rmse);
     std::printf("k=%-4d %-9s %5lld %12.4g %10.4f %10.4f %10.4f\n", k, mode, e,
                 static_cast<double>(d.train.size()) / (ms * 1e-3), ms * 1e-3, train_rmse,
                 result.test_rmse);
@@ -363,6 +376,7 @@ void run_streamed(int k, const Options& o, const Data& d, DeviceData& dd,
   ModeResult r;
   r.updates_per_s = static_cast<double>(d.train.size()) * o.epochs / run.seconds;
   r.test_rmse = test_rmse(d, dd, dW.ptr, dH.ptr, k);
+  r.history.emplace_back(run.seconds, r.test_rmse);
   std::string equal = "n/a", ratio = "n/a";
   if (rotation_W != nullptr) {
     equal = std::memcmp(W.data(), rotation_W->data(), W.size() * 4) == 0 &&
@@ -381,7 +395,7 @@ void run_streamed(int k, const Options& o, const Data& d, DeviceData& dd,
                 run.plan.downloaded_bytes / 1048576.0, ratio.c_str(), equal.c_str());
   std::printf("k=%-4d %-9s %5s %12.4g %10.4f %10s %10.4f\n", k, "streamed", "all", r.updates_per_s,
               run.seconds, "-", r.test_rmse);
-  print_final(k, "streamed", o, r, extra);
+  print_final(k, "streamed", o, r, 0, extra);
   if (equal == "NO") {
     throw std::runtime_error("streamed run differs from the in-memory rotation run");
   }
@@ -404,22 +418,17 @@ void run_k(int k, const Options& o, const Data& d, DeviceData& dd) {
                                  reg};
   std::vector<float> rotation_W, rotation_H;
   ModeResult rotation, hogwild;
-  if (o.wants("waves")) {
-    DeviceArray<float> dW(W0), dH(H0);
-    p.W = dW.ptr;
-    p.H = dH.ptr;
-    const auto r = run_epochs("waves", k, o, d, dd, dW.ptr, dH.ptr, [&](float* err) {
-      rotor::gpu::sgd_waves(p, dd.order.ptr, d.waves.wave_start, err);
-    });
-    print_final(k, "waves", o, r, "");
-  }
+  double target = o.target_rmse; // 0: Hogwild's final test RMSE once it has run
   if (o.wants("hogwild")) {
     DeviceArray<float> dW(W0), dH(H0);
     p.W = dW.ptr;
     p.H = dH.ptr;
     hogwild = run_epochs("hogwild", k, o, d, dd, dW.ptr, dH.ptr,
                          [&](float* err) { rotor::gpu::sgd_hogwild_lanes(p, err); });
-    print_final(k, "hogwild", o, hogwild, "");
+    if (target <= 0) {
+      target = hogwild.test_rmse;
+    }
+    print_final(k, "hogwild", o, hogwild, target, "");
   }
   if (o.wants("rotation")) {
     DeviceArray<float> dW(W0), dH(H0);
@@ -434,12 +443,21 @@ void run_k(int k, const Options& o, const Data& d, DeviceData& dd) {
         hogwild.updates_per_s > 0
             ? " vs_hogwild=" + std::to_string(rotation.updates_per_s / hogwild.updates_per_s)
             : "";
-    print_final(k, "rotation", o, rotation, vs);
+    print_final(k, "rotation", o, rotation, target, vs);
   }
   if (o.wants("streamed")) {
     const bool have = !rotation_W.empty();
     run_streamed(k, o, d, dd, W0, H0, have ? &rotation_W : nullptr, have ? &rotation_H : nullptr,
                  rotation.updates_per_s);
+  }
+  if (o.wants("waves")) {
+    DeviceArray<float> dW(W0), dH(H0);
+    p.W = dW.ptr;
+    p.H = dH.ptr;
+    const auto r = run_epochs("waves", k, o, d, dd, dW.ptr, dH.ptr, [&](float* err) {
+      rotor::gpu::sgd_waves(p, dd.order.ptr, d.waves.wave_start, err);
+    });
+    print_final(k, "waves", o, r, target, "");
   }
 }
 
