@@ -439,11 +439,18 @@ void run_k(int k, const Options& o, const Data& d, DeviceData& dd) {
     });
     rotation_W = dW.download(W0.size());
     rotation_H = dH.download(H0.size());
-    const std::string vs =
-        hogwild.updates_per_s > 0
-            ? " vs_hogwild=" + std::to_string(rotation.updates_per_s / hogwild.updates_per_s)
-            : "";
-    print_final(k, "rotation", o, rotation, target, vs);
+    long long head = 0, tail = 0; // where the lane kernel's time goes: grid-wide or one block
+    for (const auto& ws : d.blocked.wave_start) {
+      const auto l = rotor::gpu::wave_launch(ws, k);
+      head += l.tail_start;
+      tail += l.waves - l.tail_start;
+    }
+    std::string extra =
+        " head_waves=" + std::to_string(head) + " tail_waves=" + std::to_string(tail);
+    if (hogwild.updates_per_s > 0) {
+      extra += " vs_hogwild=" + std::to_string(rotation.updates_per_s / hogwild.updates_per_s);
+    }
+    print_final(k, "rotation", o, rotation, target, extra);
   }
   if (o.wants("streamed")) {
     const bool have = !rotation_W.empty();

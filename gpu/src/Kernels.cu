@@ -96,14 +96,15 @@ __device__ void lane_wave(const SgdBlock& b, std::int64_t first, std::int64_t en
   }
 }
 
-/// All waves of one block in one launch. Head waves: every thread block, grid.sync() between
-/// waves (launched cooperatively when there is a head). Tail waves (small): thread block 0 alone,
-/// __syncthreads() between waves.
-__global__ void __launch_bounds__(k_lane_block_threads) block_waves_kernel(SgdBlock b, int lanes) {
+/// All waves of one block in one launch. Head waves (grid_head): every thread block, grid.sync()
+/// between waves (launched cooperatively). Tail waves (small): thread block 0 alone,
+/// __syncthreads() between waves. Without grid_head the head waves ran before, one launch each.
+__global__ void __launch_bounds__(k_lane_block_threads)
+    block_waves_kernel(SgdBlock b, int lanes, bool grid_head) {
   const int per_block = static_cast<int>(blockDim.x) / lanes;
   const int lane = static_cast<int>(threadIdx.x) % lanes;
   const std::int64_t local = threadIdx.x / lanes;
-  if (b.launch.tail_start > 0) {
+  if (grid_head) {
     cooperative_groups::grid_group grid = cooperative_groups::this_grid();
     const std::int64_t group = static_cast<std::int64_t>(blockIdx.x) * per_block + local;
     const std::int64_t groups = static_cast<std::int64_t>(gridDim.x) * per_block;
@@ -119,6 +120,16 @@ __global__ void __launch_bounds__(k_lane_block_threads) block_waves_kernel(SgdBl
     lane_wave(b, b.wave_start[w], b.wave_start[w + 1], local, per_block, lane, lanes);
     __syncthreads();
   }
+}
+
+/// One wave across the grid (the head waves where cooperative launches are not available).
+__global__ void __launch_bounds__(k_lane_block_threads)
+    one_wave_kernel(SgdBlock b, int lanes, std::int64_t first, std::int64_t end) {
+  const int per_block = static_cast<int>(blockDim.x) / lanes;
+  const std::int64_t group =
+      static_cast<std::int64_t>(blockIdx.x) * per_block + threadIdx.x / lanes;
+  lane_wave(b, first, end, group, static_cast<std::int64_t>(gridDim.x) * per_block,
+            static_cast<int>(threadIdx.x) % lanes, lanes);
 }
 
 __global__ void __launch_bounds__(k_lane_block_threads)
@@ -139,22 +150,18 @@ int lanes_or_throw(int k) {
 }
 
 /// Thread blocks of block_waves_kernel that fit on the device at once (a cooperative launch's
-/// limit), computed once.
+/// limit), computed once; 0 when the device cannot launch cooperatively.
 int co_resident_blocks() {
   static const int blocks = [] {
-    int device = 0, sms = 0, per_sm = 0;
+    int device = 0, sms = 0, per_sm = 0, cooperative = 0;
     check(cudaGetDevice(&device), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device),
+          "cooperative launch attribute");
     check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, block_waves_kernel,
                                                         k_lane_block_threads, 0),
           "occupancy");
-    int cooperative = 0;
-    check(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device),
-          "cooperative launch attribute");
-    if (cooperative == 0) {
-      throw std::runtime_error("CUDA: the device does not support cooperative launches");
-    }
-    return std::max(1, sms * per_sm);
+    return cooperative == 0 ? 0 : std::max(1, sms * per_sm);
   }();
   return blocks;
 }
@@ -223,20 +230,36 @@ void sgd_block_waves(const SgdBlock& block, void* stream) {
     return;
   }
   const auto s = static_cast<cudaStream_t>(stream);
-  if (block.launch.tail_start == 0) { // tail only: one thread block, no grid barrier
-    block_waves_kernel<<<1, k_lane_block_threads, 0, s>>>(block, lanes);
-    check(cudaGetLastError(), "block_waves_kernel launch");
-    return;
-  }
   const std::int64_t per_block = k_lane_block_threads / lanes;
   const std::int64_t wanted = (block.launch.largest_head_wave + per_block - 1) / per_block;
-  const int grid = static_cast<int>(std::min<std::int64_t>(co_resident_blocks(), wanted));
-  SgdBlock args = block;
-  int lanes_arg = lanes;
-  void* params[] = {&args, &lanes_arg};
-  check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(block_waves_kernel), dim3(grid),
-                                    dim3(k_lane_block_threads), params, 0, s),
-        "block_waves_kernel cooperative launch");
+  const int co_resident =
+      block.launch.tail_start == 0 || !block.launch.cooperative ? 0 : co_resident_blocks();
+  if (block.launch.tail_start > 0 && co_resident > 0) { // head and tail in one launch
+    const int grid = static_cast<int>(std::min<std::int64_t>(co_resident, wanted));
+    SgdBlock args = block;
+    int lanes_arg = lanes;
+    bool grid_head = true;
+    void* params[] = {&args, &lanes_arg, &grid_head};
+    check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(block_waves_kernel), dim3(grid),
+                                      dim3(k_lane_block_threads), params, 0, s),
+          "block_waves_kernel cooperative launch");
+    return;
+  }
+  std::vector<std::int64_t> starts; // no cooperative launch: one launch per head wave
+  if (block.launch.tail_start > 0) {
+    starts.resize(static_cast<std::size_t>(block.launch.tail_start) + 1);
+    check(cudaMemcpyAsync(starts.data(), block.wave_start, starts.size() * sizeof(std::int64_t),
+                          cudaMemcpyDeviceToHost, s),
+          "wave offsets");
+    check(cudaStreamSynchronize(s), "wave offsets");
+  }
+  for (int w = 0; w < block.launch.tail_start; ++w) {
+    const int grid = static_cast<int>(std::min<std::int64_t>(wanted, 65535LL * 16));
+    one_wave_kernel<<<grid, k_lane_block_threads, 0, s>>>(block, lanes, starts[w], starts[w + 1]);
+    check(cudaGetLastError(), "one_wave_kernel launch");
+  }
+  block_waves_kernel<<<1, k_lane_block_threads, 0, s>>>(block, lanes, false);
+  check(cudaGetLastError(), "block_waves_kernel launch");
 }
 
 void sgd_hogwild_lanes(const SgdDeviceProblem& p, float* d_err2) {

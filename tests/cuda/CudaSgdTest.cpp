@@ -205,6 +205,43 @@ TEST_F(CudaSgd, PersistentLaneKernelEqualsHostLaneReplayBitwise) {
   }
 }
 
+TEST_F(CudaSgd, LaneKernelWithoutCooperativeLaunchEqualsHostLaneReplayBitwise) {
+  const int k = 32;
+  const auto d = make_synthetic_ratings(2000, 1500, 60000, 1.0, 8);
+  const auto r =
+      block_ratings(d.user.data(), d.item.data(), d.value.data(), d.size(), d.users, d.items, 1);
+  auto W = normal(static_cast<std::size_t>(d.users) * k, 7);
+  auto H = normal(static_cast<std::size_t>(d.items) * k, 8);
+  DeviceVector<std::int32_t> du(r.user), di(r.item);
+  DeviceVector<float> dv(r.value), dW(W), dH(H), derr(std::vector<float>(d.size(), -1.f));
+  DeviceVector<std::int64_t> dwaves(r.wave_start[0]);
+  SgdBlock b;
+  b.user = du.ptr;
+  b.item = di.ptr;
+  b.value = dv.ptr;
+  b.records = static_cast<std::int64_t>(d.size());
+  b.wave_start = dwaves.ptr;
+  b.launch = wave_launch(r.wave_start[0], k);
+  b.launch.cooperative = false;
+  ASSERT_GT(b.launch.tail_start, 0);
+  ASSERT_LT(b.launch.tail_start, b.launch.waves);
+  b.W = dW.ptr;
+  b.H = dH.ptr;
+  b.k = k;
+  b.mean = k_mean;
+  b.lr = k_lr;
+  b.reg = k_reg;
+  b.err2 = derr.ptr;
+  sgd_block_waves(b);
+  synchronize();
+  std::vector<float> err(d.size(), -1.f);
+  host_lane_replay(r, {BlockId{0, 0}}, k, W, H, &err);
+  const auto gW = dW.download(), gH = dH.download(), gerr = derr.download();
+  EXPECT_EQ(std::memcmp(gW.data(), W.data(), W.size() * sizeof(float)), 0);
+  EXPECT_EQ(std::memcmp(gH.data(), H.data(), H.size() * sizeof(float)), 0);
+  EXPECT_EQ(std::memcmp(gerr.data(), err.data(), err.size() * sizeof(float)), 0);
+}
+
 TEST_F(CudaSgd, StreamedRotationEqualsHostLaneReplayBitwise) {
   const int k = 32, blocks = 4;
   const auto d = make_synthetic_ratings(4000, 2500, 120000, 0.8, 21);

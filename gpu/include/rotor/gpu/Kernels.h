@@ -59,6 +59,9 @@ struct WaveLaunch {
   int waves = 0;
   int tail_start = 0;
   std::int64_t largest_head_wave = 0;
+  /// false: one launch per head wave, then one for the tail (what a device that cannot launch
+  /// cooperatively gets anyway; the tests run both ways).
+  bool cooperative = true;
 };
 
 /// The launch shape of a block with `wave_start` (offsets, waves + 1) for rows of k floats.
