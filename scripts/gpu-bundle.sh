@@ -133,9 +133,9 @@ It prints the bench's output, then one table: the host schedule and memory plan 
 the host's serial replay, the streamed run under a memory limit bitwise equal to it, error
 kernel, Hogwild learns), compute-sanitizer memcheck and racecheck on a small bench run (when
 compute-sanitizer is on PATH), then per k the bench's updates/s, test RMSE and time to Hogwild's
-final test RMSE for hogwild, rotation (with vs_hogwild), streamed (the oversized case: limit,
-slots, bytes moved, vs_rotation, bitwise_equal_to_rotation) and waves, and the
-device-to-device copy bandwidth. Exit status 0 when everything passed. Logs are in \`logs/\`.
+final test RMSE for hogwild, rotation (one block, with vs_hogwild), blocked (B x B blocks in
+memory), streamed (the blocked order under a memory limit, the oversized case: limit, slots, bytes
+moved, vs_blocked, bitwise_equal_to_blocked) and waves, and the device-to-device copy bandwidth. Exit status 0 when everything passed. Logs are in \`logs/\`.
 
 Without a GPU it prints \`no GPU: skipped (...)\` and exits 0; with a GPU that CUDA cannot use
 (e.g. a driver older than CUDA 13) it prints \`GPU present but CUDA unusable: ...\` and exits 1.
@@ -144,7 +144,7 @@ Without a GPU it prints \`no GPU: skipped (...)\` and exits 0; with a GPU that C
 |---|---|
 | \`bin/gpu_schedule_test\` | host wave schedule and block order tests (no GPU needed) |
 | \`bin/cuda_sgd_test\` | CUDA kernel tests (GoogleTest; skip without a device) |
-| \`bin/bench_cuda_sgd\` | SGD-MF bench; flags: --users= --items= --ratings= --k=N[,N] --epochs= --lr= --reg= --skew= --seed= --blocks= --target-rmse= --rotor-gpu-memory=BYTES --mode=all\\|hogwild\\|rotation\\|streamed\\|waves --copy-mib= |
+| \`bin/bench_cuda_sgd\` | SGD-MF bench; flags: --users= --items= --ratings= --k=N[,N] --epochs= --lr= --reg= --skew= --seed= --blocks= --target-rmse= --rotor-gpu-memory=BYTES --mode=all\\|hogwild\\|rotation\\|blocked\\|streamed\\|waves --copy-mib= |
 | \`lib/\` | shared libraries beyond glibc |
 README
 echo "bundle: $out ($(du -sh "$out" | cut -f1))"

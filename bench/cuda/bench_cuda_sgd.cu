@@ -1,8 +1,10 @@
 // SGD-MF on one GPU, on generated Zipf-skewed ratings, per k:
 //   waves     one launch per wave, one thread per record (the first wave kernel, whole set)
-//   rotation  B x B blocks in the single-GPU rotation order, the persistent lane kernel
-//             (k/4 lanes per rating, float4 rows, one launch per block), all in device memory
-//   streamed  the same order and kernel under a device memory limit (memory plan, two streams)
+//   rotation  the persistent lane kernel (k/4 lanes per rating, float4 rows, one launch per
+//             block) over the whole set as one block (the fewest waves), in device memory
+//   blocked   the same kernel over B x B blocks in the single-GPU rotation order, in memory
+//   streamed  the blocked order and kernel under a device memory limit (memory plan, two
+//             streams); bitwise equal to blocked (checked)
 //   hogwild   the lane kernel over all records at once, races allowed (cuMF_SGD style)
 // plus device-to-device copy bandwidth. Prints one row per (k, mode, epoch) and a `final` line per
 // (k, mode).
@@ -10,7 +12,7 @@
 //   bench_cuda_sgd [--users=N] [--items=N] [--ratings=N] [--k=N[,N...]] [--epochs=N] [--lr=X]
 //                  [--reg=X] [--skew=X] [--seed=N] [--blocks=B] [--target-rmse=X (default:
 //                  Hogwild's final test RMSE at that k)]
-//                  [--rotor-gpu-memory=BYTES] [--mode=all|waves|rotation|streamed|hogwild]
+//                  [--rotor-gpu-memory=BYTES] [--mode=all|waves|rotation|blocked|streamed|hogwild]
 //                  [--copy-mib=N]
 //
 // --rotor-gpu-memory defaults to half of what the streamed run's blocks need. The streamed run's
@@ -58,7 +60,7 @@ struct Options {
   std::fprintf(stderr,
                "bench_cuda_sgd: bad argument '%s'\nflags: --users= --items= --ratings= --k=N[,N] "
                "--epochs= --lr= --reg= --skew= --seed= --blocks= --target-rmse= "
-               "--rotor-gpu-memory=BYTES --mode=all|waves|rotation|streamed|hogwild "
+               "--rotor-gpu-memory=BYTES --mode=all|waves|rotation|blocked|streamed|hogwild "
                "--copy-mib=\n",
                bad);
   std::exit(2);
@@ -211,7 +213,8 @@ struct Data {
   rotor::gpu::SyntheticRatings train, test;
   float mean = 0;
   rotor::gpu::Waves waves;            ///< the whole train set as one block (mode waves)
-  rotor::gpu::BlockedRatings blocked; ///< B x B blocks in wave order (rotation, streamed)
+  rotor::gpu::BlockedRatings whole;   ///< one block in wave order (rotation)
+  rotor::gpu::BlockedRatings blocked; ///< B x B blocks in wave order (blocked, streamed)
 };
 
 Data make_data(const Options& o) {
@@ -239,6 +242,9 @@ Data make_data(const Options& o) {
   d.blocked =
       rotor::gpu::block_ratings(d.train.user.data(), d.train.item.data(), d.train.value.data(),
                                 d.train.size(), all.users, all.items, static_cast<int>(o.blocks));
+  d.whole =
+      rotor::gpu::block_ratings(d.train.user.data(), d.train.item.data(), d.train.value.data(),
+                                d.train.size(), all.users, all.items, 1);
   const auto t2 = std::chrono::steady_clock::now();
   std::size_t block_waves = 0;
   for (const auto& ws : d.blocked.wave_start) {
@@ -352,11 +358,12 @@ std::vector<float> initial_rows(long long rows, int k, unsigned seed) {
   return v;
 }
 
-/// The streamed run from W0, H0 over all epochs at once; compared with the rotation run's result.
+/// The streamed run from W0, H0 over all epochs at once; compared with the in-memory run of the
+/// same order (blocked).
 void run_streamed(int k, const Options& o, const Data& d, DeviceData& dd,
                   const std::vector<float>& W0, const std::vector<float>& H0,
-                  const std::vector<float>* rotation_W, const std::vector<float>* rotation_H,
-                  double rotation_updates_per_s) {
+                  const std::vector<float>& blocked_W, const std::vector<float>& blocked_H,
+                  double blocked_updates_per_s) {
   const auto bytes = rotor::gpu::block_bytes(d.blocked, k);
   std::uint64_t need = 0;
   for (const auto* v : {&bytes.records, &bytes.user_rows, &bytes.item_rows}) {
@@ -377,35 +384,62 @@ void run_streamed(int k, const Options& o, const Data& d, DeviceData& dd,
   r.updates_per_s = static_cast<double>(d.train.size()) * o.epochs / run.seconds;
   r.test_rmse = test_rmse(d, dd, dW.ptr, dH.ptr, k);
   r.history.emplace_back(run.seconds, r.test_rmse);
-  std::string equal = "n/a", ratio = "n/a";
-  if (rotation_W != nullptr) {
-    equal = std::memcmp(W.data(), rotation_W->data(), W.size() * 4) == 0 &&
-                    std::memcmp(H.data(), rotation_H->data(), H.size() * 4) == 0
-                ? "yes"
-                : "NO";
-    ratio = std::to_string(r.updates_per_s / rotation_updates_per_s);
-  }
+  const bool equal = std::memcmp(W.data(), blocked_W.data(), W.size() * 4) == 0 &&
+                     std::memcmp(H.data(), blocked_H.data(), H.size() * 4) == 0;
   char extra[400];
   std::snprintf(extra, sizeof extra,
                 " limit=%llu need=%llu device_bytes=%llu slots=%d/%d/%d uploaded_mib=%.1f "
-                "downloaded_mib=%.1f vs_rotation=%s bitwise_equal_to_rotation=%s",
+                "downloaded_mib=%.1f vs_blocked=%.3f bitwise_equal_to_blocked=%s",
                 static_cast<unsigned long long>(limit), static_cast<unsigned long long>(need),
                 static_cast<unsigned long long>(run.plan.device_bytes), run.plan.slots[0],
                 run.plan.slots[1], run.plan.slots[2], run.plan.uploaded_bytes / 1048576.0,
-                run.plan.downloaded_bytes / 1048576.0, ratio.c_str(), equal.c_str());
+                run.plan.downloaded_bytes / 1048576.0, r.updates_per_s / blocked_updates_per_s,
+                equal ? "yes" : "NO");
   std::printf("k=%-4d %-9s %5s %12.4g %10.4f %10s %10.4f\n", k, "streamed", "all", r.updates_per_s,
               run.seconds, "-", r.test_rmse);
   print_final(k, "streamed", o, r, 0, extra);
-  if (equal == "NO") {
-    throw std::runtime_error("streamed run differs from the in-memory rotation run");
+  if (!equal) {
+    throw std::runtime_error("streamed run differs from the in-memory run of its order (blocked)");
   }
+}
+
+/// A resident lane-kernel run over `r` (B x B blocks in the single-GPU rotation order), W and H
+/// left in `W_out`, `H_out`.
+ModeResult run_resident(const char* mode, int k, const Options& o, const Data& d, DeviceData& dd,
+                        const rotor::gpu::BlockedRatings& r, const std::vector<float>& W0,
+                        const std::vector<float>& H0, std::vector<float>& W_out,
+                        std::vector<float>& H_out) {
+  DeviceArray<float> dW(W0), dH(H0);
+  const rotor::gpu::ResidentRotation resident(r, k);
+  const auto epoch = rotor::gpu::single_gpu_rotation_order(r.blocks, 1);
+  const float lr = static_cast<float>(o.lr), reg = static_cast<float>(o.reg);
+  const ModeResult result = run_epochs(mode, k, o, d, dd, dW.ptr, dH.ptr, [&](float* err) {
+    resident.run(epoch, dW.ptr, dH.ptr, d.mean, lr, reg, err);
+  });
+  W_out = dW.download(W0.size());
+  H_out = dH.download(H0.size());
+  return result;
+}
+
+/// " head_waves=.. tail_waves=..": where the lane kernel's time goes (grid-wide or one block).
+std::string launch_split(const rotor::gpu::BlockedRatings& r, int k) {
+  long long head = 0, tail = 0;
+  for (const auto& ws : r.wave_start) {
+    const auto l = rotor::gpu::wave_launch(ws, k);
+    head += l.tail_start;
+    tail += l.waves - l.tail_start;
+  }
+  return " head_waves=" + std::to_string(head) + " tail_waves=" + std::to_string(tail);
+}
+
+std::string ratio(const char* name, double a, double b) {
+  return b > 0 && a > 0 ? " " + std::string(name) + "=" + std::to_string(a / b) : "";
 }
 
 /// Every mode for rows of k floats.
 void run_k(int k, const Options& o, const Data& d, DeviceData& dd) {
   const auto W0 = initial_rows(o.users, k, static_cast<unsigned>(o.seed));
   const auto H0 = initial_rows(o.items, k, static_cast<unsigned>(o.seed) + 1);
-  const float lr = static_cast<float>(o.lr), reg = static_cast<float>(o.reg);
   rotor::gpu::SgdDeviceProblem p{dd.user.ptr,
                                  dd.item.ptr,
                                  dd.value.ptr,
@@ -414,10 +448,10 @@ void run_k(int k, const Options& o, const Data& d, DeviceData& dd) {
                                  nullptr,
                                  k,
                                  d.mean,
-                                 lr,
-                                 reg};
-  std::vector<float> rotation_W, rotation_H;
-  ModeResult rotation, hogwild;
+                                 static_cast<float>(o.lr),
+                                 static_cast<float>(o.reg)};
+  std::vector<float> W, H, blocked_W, blocked_H;
+  ModeResult rotation, blocked, hogwild;
   double target = o.target_rmse; // 0: Hogwild's final test RMSE once it has run
   if (o.wants("hogwild")) {
     DeviceArray<float> dW(W0), dH(H0);
@@ -425,37 +459,23 @@ void run_k(int k, const Options& o, const Data& d, DeviceData& dd) {
     p.H = dH.ptr;
     hogwild = run_epochs("hogwild", k, o, d, dd, dW.ptr, dH.ptr,
                          [&](float* err) { rotor::gpu::sgd_hogwild_lanes(p, err); });
-    if (target <= 0) {
-      target = hogwild.test_rmse;
-    }
+    target = target > 0 ? target : hogwild.test_rmse;
     print_final(k, "hogwild", o, hogwild, target, "");
   }
-  if (o.wants("rotation")) {
-    DeviceArray<float> dW(W0), dH(H0);
-    const rotor::gpu::ResidentRotation resident(d.blocked, k);
-    const auto epoch = rotor::gpu::single_gpu_rotation_order(static_cast<int>(o.blocks), 1);
-    rotation = run_epochs("rotation", k, o, d, dd, dW.ptr, dH.ptr, [&](float* err) {
-      resident.run(epoch, dW.ptr, dH.ptr, d.mean, lr, reg, err);
-    });
-    rotation_W = dW.download(W0.size());
-    rotation_H = dH.download(H0.size());
-    long long head = 0, tail = 0; // where the lane kernel's time goes: grid-wide or one block
-    for (const auto& ws : d.blocked.wave_start) {
-      const auto l = rotor::gpu::wave_launch(ws, k);
-      head += l.tail_start;
-      tail += l.waves - l.tail_start;
-    }
-    std::string extra =
-        " head_waves=" + std::to_string(head) + " tail_waves=" + std::to_string(tail);
-    if (hogwild.updates_per_s > 0) {
-      extra += " vs_hogwild=" + std::to_string(rotation.updates_per_s / hogwild.updates_per_s);
-    }
-    print_final(k, "rotation", o, rotation, target, extra);
+  if (o.wants("rotation")) { // one block: the fewest waves
+    rotation = run_resident("rotation", k, o, d, dd, d.whole, W0, H0, W, H);
+    print_final(k, "rotation", o, rotation, target,
+                launch_split(d.whole, k) +
+                    ratio("vs_hogwild", rotation.updates_per_s, hogwild.updates_per_s));
+  }
+  if (o.wants("blocked") || o.wants("streamed")) { // the streamed run's order, in memory
+    blocked = run_resident("blocked", k, o, d, dd, d.blocked, W0, H0, blocked_W, blocked_H);
+    print_final(k, "blocked", o, blocked, target,
+                launch_split(d.blocked, k) +
+                    ratio("vs_rotation", blocked.updates_per_s, rotation.updates_per_s));
   }
   if (o.wants("streamed")) {
-    const bool have = !rotation_W.empty();
-    run_streamed(k, o, d, dd, W0, H0, have ? &rotation_W : nullptr, have ? &rotation_H : nullptr,
-                 rotation.updates_per_s);
+    run_streamed(k, o, d, dd, W0, H0, blocked_W, blocked_H, blocked.updates_per_s);
   }
   if (o.wants("waves")) {
     DeviceArray<float> dW(W0), dH(H0);
