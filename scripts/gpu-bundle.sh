@@ -134,8 +134,9 @@ the host's serial replay, the streamed run under a memory limit bitwise equal to
 kernel, Hogwild learns), compute-sanitizer memcheck and racecheck on a small bench run (when
 compute-sanitizer is on PATH), then per k the bench's updates/s, test RMSE and time to Hogwild's
 final test RMSE for hogwild, rotation (one block, with vs_hogwild), blocked (B x B blocks in
-memory), streamed (the blocked order under a memory limit, the oversized case: limit, slots, bytes
-moved, vs_blocked, bitwise_equal_to_blocked) and waves, and the device-to-device copy bandwidth. Exit status 0 when everything passed. Logs are in \`logs/\`.
+memory), streamed (the blocked order under a memory limit, the oversized case: limit, slots,
+bytes moved, vs_blocked, bitwise_equal_to_blocked) and waves, and the device-to-device copy
+bandwidth. Exit status 0 when everything passed. Logs are in \`logs/\`.
 
 Without a GPU it prints \`no GPU: skipped (...)\` and exits 0; with a GPU that CUDA cannot use
 (e.g. a driver older than CUDA 13) it prints \`GPU present but CUDA unusable: ...\` and exits 1.

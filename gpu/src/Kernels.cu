@@ -231,7 +231,7 @@ void sgd_block_waves(const SgdBlock& block, void* stream) {
   }
   const auto s = static_cast<cudaStream_t>(stream);
   const std::int64_t per_block = k_lane_block_threads / lanes;
-  const std::int64_t wanted = (block.launch.largest_head_wave + per_block - 1) / per_block;
+  const std::int64_t wanted = (block.launch.grid_records + per_block - 1) / per_block;
   const int co_resident =
       block.launch.tail_start == 0 || !block.launch.cooperative ? 0 : co_resident_blocks();
   if (block.launch.tail_start > 0 && co_resident > 0) { // head and tail in one launch

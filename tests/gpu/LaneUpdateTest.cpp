@@ -3,6 +3,7 @@
 // order are bitwise equal to the serial replay of the wave order with the same lane arithmetic,
 // and close to sgd_update; tail_start splits waves for the persistent kernel.
 #include "rotor/gpu/BlockedRatings.h"
+#include "rotor/gpu/Kernels.h" // wave_launch is inline host code: no CUDA needed
 #include "rotor/gpu/SgdUpdate.h"
 #include "rotor/gpu/SyntheticRatings.h"
 #include "rotor/gpu/WaveSchedule.h"
@@ -121,6 +122,23 @@ TEST(LaneUpdate, TailStartIsTheFirstOfTheLastSmallWaves) {
   EXPECT_EQ(tail_start({0, 5, 100}, 10), 2); // a large last wave: no tail
   EXPECT_EQ(tail_start({0}, 10), 0);
   EXPECT_EQ(tail_start({}, 10), 0);
+}
+
+TEST(LaneUpdate, WaveLaunchSizesTheGridForMostHeadWaves) {
+  // k = 32: 8 lanes, 256 / 8 = 32 records per thread block pass; waves of <= 32 are the tail
+  const std::vector<std::int64_t> ws = {0, 100, 150, 160, 165, 166};
+  const WaveLaunch l = wave_launch(ws, 32);
+  EXPECT_EQ(l.waves, 5);
+  EXPECT_EQ(l.tail_start, 2);
+  EXPECT_EQ(l.grid_records, 100);
+  std::vector<std::int64_t> many = {0};
+  for (int w = 0; w < 100; ++w) { // head waves of 1000 (one) and 101 .. 199
+    many.push_back(many.back() + (w == 0 ? 1000 : 100 + w));
+  }
+  const WaveLaunch m = wave_launch(many, 128); // 32 lanes: tail waves <= 8 records
+  EXPECT_EQ(m.tail_start, 100);
+  EXPECT_EQ(m.grid_records, 191); // sorted sizes[90], not the 1000
+  EXPECT_EQ(wave_launch({0}, 32).grid_records, 0);
 }
 
 } // namespace

@@ -53,12 +53,15 @@ void sgd_errors(const SgdDeviceProblem& p, float* d_err2);
 constexpr int k_lane_block_threads = 256;
 
 /// How one block's waves launch: waves [0, tail_start) across the grid (grid barrier between
-/// waves, grid sized for largest_head_wave), waves [tail_start, waves) in one thread block (block
+/// waves, grid sized for grid_records), waves [tail_start, waves) in one thread block (block
 /// barrier between waves): those have at most k_lane_block_threads / lanes records each.
 struct WaveLaunch {
   int waves = 0;
   int tail_start = 0;
-  std::int64_t largest_head_wave = 0;
+  /// Records one pass of the grid covers: the 90th percentile of the head waves' sizes, so most
+  /// waves take one pass while the grid barrier (whose cost grows with the grid) stays small;
+  /// larger waves loop.
+  std::int64_t grid_records = 0;
   /// false: one launch per head wave, then one for the tail (what a device that cannot launch
   /// cooperatively gets anyway; the tests run both ways).
   bool cooperative = true;
@@ -70,8 +73,14 @@ inline WaveLaunch wave_launch(const std::vector<std::int64_t>& wave_start, int k
   const int lanes = std::max(sgd_lanes_for(k), 1);
   l.waves = wave_start.empty() ? 0 : static_cast<int>(wave_start.size()) - 1;
   l.tail_start = tail_start(wave_start, k_lane_block_threads / lanes);
+  std::vector<std::int64_t> sizes;
   for (int w = 0; w < l.tail_start; ++w) {
-    l.largest_head_wave = std::max(l.largest_head_wave, wave_start[w + 1] - wave_start[w]);
+    sizes.push_back(wave_start[w + 1] - wave_start[w]);
+  }
+  if (!sizes.empty()) {
+    auto at = sizes.begin() + static_cast<std::ptrdiff_t>(sizes.size() * 9 / 10);
+    std::nth_element(sizes.begin(), at, sizes.end());
+    l.grid_records = *at;
   }
   return l;
 }
