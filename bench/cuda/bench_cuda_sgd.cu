@@ -12,13 +12,16 @@
 //   bench_cuda_sgd [--users=N] [--items=N] [--ratings=N] [--k=N[,N...]] [--epochs=N] [--lr=X]
 //                  [--reg=X] [--skew=X] [--seed=N] [--blocks=B] [--target-rmse=X (default:
 //                  Hogwild's final test RMSE at that k)]
-//                  [--rotor-gpu-memory=BYTES] [--mode=all|waves|rotation|blocked|streamed|hogwild]
+//                  [--rotor-gpu-memory=BYTES]
+//                  [--mode=all|waves|rotation|blocked|streamed|hogwild|schedule]
 //                  [--copy-mib=N]
 //
-// --rotor-gpu-memory defaults to half of what the streamed run's blocks need. The streamed run's
-// time counts all its copies (first upload to last write-back); the other modes time the kernels
-// with the data already on the device. `bench_cuda_sgd --probe` prints the device (exit 0) or
-// why there is none (exit 3). Without a GPU it prints "no GPU: skipped (...)" and exits 0.
+// --mode=schedule needs no GPU: it prints the host side only (waves, the lane kernel's head/tail
+// split per k, the streamed run's memory plan). --rotor-gpu-memory defaults to half of what the
+// streamed run's blocks need. The streamed run's time counts all its copies (first upload to last
+// write-back); the other modes time the kernels with the data already on the device.
+// `bench_cuda_sgd --probe` prints the device (exit 0) or why there is none (exit 3). Without a GPU
+// it prints "no GPU: skipped (...)" and exits 0.
 #include "rotor/gpu/BlockedRatings.h"
 #include "rotor/gpu/Kernels.h"
 #include "rotor/gpu/StreamedRotation.h"
@@ -54,15 +57,17 @@ struct Options {
   double lr = 0.02, reg = 0.05, skew = 0.5, target_rmse = 0;
   std::string mode = "all";
   bool wants(const char* m) const { return mode == "all" || mode == m; }
+  bool schedule_only() const { return mode == "schedule"; }
 };
 
 [[noreturn]] void usage(const char* bad) {
-  std::fprintf(stderr,
-               "bench_cuda_sgd: bad argument '%s'\nflags: --users= --items= --ratings= --k=N[,N] "
-               "--epochs= --lr= --reg= --skew= --seed= --blocks= --target-rmse= "
-               "--rotor-gpu-memory=BYTES --mode=all|waves|rotation|blocked|streamed|hogwild "
-               "--copy-mib=\n",
-               bad);
+  std::fprintf(
+      stderr,
+      "bench_cuda_sgd: bad argument '%s'\nflags: --users= --items= --ratings= --k=N[,N] "
+      "--epochs= --lr= --reg= --skew= --seed= --blocks= --target-rmse= "
+      "--rotor-gpu-memory=BYTES --mode=all|waves|rotation|blocked|streamed|hogwild|schedule "
+      "--copy-mib=\n",
+      bad);
   std::exit(2);
 }
 
@@ -134,8 +139,8 @@ Options parse(int argc, char** argv) {
       o.reg = real();
     else if (name == "skew")
       o.skew = real();
-    else if (name == "mode" &&
-             (v == "all" || v == "waves" || v == "rotation" || v == "streamed" || v == "hogwild"))
+    else if (name == "mode" && (v == "all" || v == "waves" || v == "rotation" || v == "blocked" ||
+                                v == "streamed" || v == "hogwild" || v == "schedule"))
       o.mode = v;
     else
       usage(argv[a]);
@@ -358,6 +363,17 @@ std::vector<float> initial_rows(long long rows, int k, unsigned seed) {
   return v;
 }
 
+/// The default --rotor-gpu-memory: half of what the blocked run's blocks need.
+std::uint64_t need_bytes(const rotor::gpu::BlockBytes& bytes) {
+  std::uint64_t need = 0;
+  for (const auto* v : {&bytes.records, &bytes.user_rows, &bytes.item_rows}) {
+    for (auto b : *v) {
+      need += b;
+    }
+  }
+  return need;
+}
+
 /// The streamed run from W0, H0 over all epochs at once; compared with the in-memory run of the
 /// same order (blocked).
 void run_streamed(int k, const Options& o, const Data& d, DeviceData& dd,
@@ -365,12 +381,7 @@ void run_streamed(int k, const Options& o, const Data& d, DeviceData& dd,
                   const std::vector<float>& blocked_W, const std::vector<float>& blocked_H,
                   double blocked_updates_per_s) {
   const auto bytes = rotor::gpu::block_bytes(d.blocked, k);
-  std::uint64_t need = 0;
-  for (const auto* v : {&bytes.records, &bytes.user_rows, &bytes.item_rows}) {
-    for (auto b : *v) {
-      need += b;
-    }
-  }
+  const std::uint64_t need = need_bytes(bytes);
   const std::uint64_t limit =
       o.gpu_memory > 0 ? static_cast<std::uint64_t>(o.gpu_memory) : need / 2;
   std::vector<float> W = W0, H = H0;
@@ -503,6 +514,28 @@ int run_all(const Options& o) {
 }
 } // namespace
 
+/// --mode=schedule: the host side of every mode, no device.
+int run_schedule(const Options& o) {
+  const Data d = make_data(o);
+  const auto order =
+      rotor::gpu::single_gpu_rotation_order(static_cast<int>(o.blocks), static_cast<int>(o.epochs));
+  for (int k : o.ks) {
+    const auto bytes = rotor::gpu::block_bytes(d.blocked, k);
+    const std::uint64_t need = need_bytes(bytes);
+    const std::uint64_t limit =
+        o.gpu_memory > 0 ? static_cast<std::uint64_t>(o.gpu_memory) : need / 2;
+    const auto plan = rotor::gpu::plan_memory(order, bytes, limit);
+    std::printf("k=%d rotation:%s\nk=%d blocked:%s\n", k, launch_split(d.whole, k).c_str(), k,
+                launch_split(d.blocked, k).c_str());
+    std::printf("k=%d streamed: limit=%llu need=%llu device_bytes=%llu slots=%d/%d/%d "
+                "uploaded_mib=%.1f downloaded_mib=%.1f\n",
+                k, static_cast<unsigned long long>(limit), static_cast<unsigned long long>(need),
+                static_cast<unsigned long long>(plan.device_bytes), plan.slots[0], plan.slots[1],
+                plan.slots[2], plan.uploaded_bytes / 1048576.0, plan.downloaded_bytes / 1048576.0);
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   std::string why;
   if (argc == 2 && std::strcmp(argv[1], "--probe") == 0) { // for run.sh: is there a device?
@@ -514,6 +547,14 @@ int main(int argc, char** argv) {
     return 0;
   }
   const Options o = parse(argc, argv);
+  if (o.schedule_only()) {
+    try {
+      return run_schedule(o);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_cuda_sgd: %s\n", e.what());
+      return 1;
+    }
+  }
   if (rotor::gpu::device_count(&why) == 0) {
     std::printf("no GPU: skipped (%s)\n", why.c_str());
     return 0;
