@@ -69,11 +69,13 @@ if [ $# -eq 0 ]; then
 fi
 status=0
 rows=""
+# A hang must not eat a GPU machine's few minutes: every step has a time limit (exit 124).
+limit() { if command -v timeout >/dev/null 2>&1; then timeout "$@"; else shift; "$@"; fi; }
 row() { rows="$rows$(printf '%-28s %-8s %s' "$1" "$2" "$3")
 "; }
 for t in gpu_schedule_test cuda_sgd_test; do
   start=$(date +%s)
-  if "$here/bin/$t" >"$log/$t.txt" 2>&1; then result=ok; else result=FAIL; status=1; fi
+  if limit 120 "$here/bin/$t" >"$log/$t.txt" 2>&1; then result=ok; else result="FAIL($?)"; status=1; fi
   passed=$(grep -o 'PASSED  \] [0-9]*' "$log/$t.txt" | grep -o '[0-9]*$')
   skipped=$(grep -o 'SKIPPED \] [0-9]* test' "$log/$t.txt" | grep -o '[0-9]*' | head -1)
   if [ -n "$skipped" ] && [ "$t" = cuda_sgd_test ]; then result=SKIPPED; status=1; fi
@@ -83,17 +85,17 @@ small="--users=3000 --items=2000 --ratings=60000 --k=32 --epochs=1 --copy-mib=0"
 if command -v compute-sanitizer >/dev/null 2>&1; then
   for tool in memcheck racecheck; do
     # shellcheck disable=SC2086
-    if compute-sanitizer --tool "$tool" --error-exitcode 9 "$here/bin/bench_cuda_sgd" $small \
-        >"$log/sanitizer-$tool.txt" 2>&1; then result=ok; else result=FAIL; status=1; fi
+    if limit 120 compute-sanitizer --tool "$tool" --error-exitcode 9 "$here/bin/bench_cuda_sgd" \
+        $small >"$log/sanitizer-$tool.txt" 2>&1; then result=ok; else result="FAIL($?)"; status=1; fi
     row "compute-sanitizer $tool" "$result" "$(tail -1 "$log/sanitizer-$tool.txt")"
   done
 else
   row "compute-sanitizer" "absent" "not on PATH: not run"
 fi
-if "$here/bin/bench_cuda_sgd" "$@" >"$log/bench.txt" 2>&1; then
+if limit 300 "$here/bin/bench_cuda_sgd" "$@" >"$log/bench.txt" 2>&1; then
   bench=ok
 else
-  bench=FAIL; status=1
+  bench="FAIL($?)"; status=1
 fi
 cat "$log/bench.txt"
 echo
