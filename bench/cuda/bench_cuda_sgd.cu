@@ -525,10 +525,14 @@ int run_schedule(const Options& o) {
     const std::uint64_t limit =
         o.gpu_memory > 0 ? static_cast<std::uint64_t>(o.gpu_memory) : need / 2;
     const auto plan = rotor::gpu::plan_memory(order, bytes, limit);
+    const std::string problem = rotor::gpu::check_memory_plan(plan, order, bytes, limit);
+    if (!problem.empty()) {
+      throw std::runtime_error("memory plan for k=" + std::to_string(k) + ": " + problem);
+    }
     std::printf("k=%d rotation:%s\nk=%d blocked:%s\n", k, launch_split(d.whole, k).c_str(), k,
                 launch_split(d.blocked, k).c_str());
     std::printf("k=%d streamed: limit=%llu need=%llu device_bytes=%llu slots=%d/%d/%d "
-                "uploaded_mib=%.1f downloaded_mib=%.1f\n",
+                "uploaded_mib=%.1f downloaded_mib=%.1f plan_check=ok\n",
                 k, static_cast<unsigned long long>(limit), static_cast<unsigned long long>(need),
                 static_cast<unsigned long long>(plan.device_bytes), plan.slots[0], plan.slots[1],
                 plan.slots[2], plan.uploaded_bytes / 1048576.0, plan.downloaded_bytes / 1048576.0);

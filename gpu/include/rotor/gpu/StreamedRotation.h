@@ -24,7 +24,8 @@ struct StreamedRun {
 /// applies blocks in a given order with sgd_block_waves to device-resident W and H.
 class ResidentRotation {
 public:
-  /// Uploads `r` (records in wave order, wave offsets) for rows of k floats.
+  /// Uploads `r` (records in wave order, wave offsets) for rows of k floats; `r` must outlive
+  /// this object (its block offsets are read on each run).
   ResidentRotation(const BlockedRatings& r, int k);
   ~ResidentRotation();
   ResidentRotation(const ResidentRotation&) = delete;
