@@ -2,6 +2,8 @@
 //   waves     one launch per wave, one thread per record (the first wave kernel, whole set)
 //   rotation  the persistent lane kernel (k/4 lanes per rating, float4 rows, one launch per
 //             block) over the whole set as one block (the fewest waves), in device memory
+//   dataflow  the same order and lane arithmetic without wave barriers: each record waits for
+//             its keys' predecessors (per-key counters); bitwise equal to rotation (checked)
 //   blocked   the same kernel over B x B blocks in the single-GPU rotation order, in memory
 //   streamed  the blocked order and kernel under a device memory limit (memory plan, two
 //             streams); bitwise equal to blocked (checked)
@@ -13,7 +15,7 @@
 //                  [--reg=X] [--skew=X] [--seed=N] [--blocks=B] [--target-rmse=X (default:
 //                  Hogwild's final test RMSE at that k)]
 //                  [--rotor-gpu-memory=BYTES]
-//                  [--mode=all|waves|rotation|blocked|streamed|hogwild|schedule]
+//                  [--mode=all|waves|rotation|dataflow|blocked|streamed|hogwild|schedule]
 //                  [--copy-mib=N]
 //
 // --mode=schedule needs no GPU: it prints the host side only (waves, the lane kernel's head/tail
@@ -61,13 +63,13 @@ struct Options {
 };
 
 [[noreturn]] void usage(const char* bad) {
-  std::fprintf(
-      stderr,
-      "bench_cuda_sgd: bad argument '%s'\nflags: --users= --items= --ratings= --k=N[,N] "
-      "--epochs= --lr= --reg= --skew= --seed= --blocks= --target-rmse= "
-      "--rotor-gpu-memory=BYTES --mode=all|waves|rotation|blocked|streamed|hogwild|schedule "
-      "--copy-mib=\n",
-      bad);
+  std::fprintf(stderr,
+               "bench_cuda_sgd: bad argument '%s'\nflags: --users= --items= --ratings= --k=N[,N] "
+               "--epochs= --lr= --reg= --skew= --seed= --blocks= --target-rmse= "
+               "--rotor-gpu-memory=BYTES "
+               "--mode=all|waves|rotation|dataflow|blocked|streamed|hogwild|schedule "
+               "--copy-mib=\n",
+               bad);
   std::exit(2);
 }
 
@@ -139,8 +141,9 @@ Options parse(int argc, char** argv) {
       o.reg = real();
     else if (name == "skew")
       o.skew = real();
-    else if (name == "mode" && (v == "all" || v == "waves" || v == "rotation" || v == "blocked" ||
-                                v == "streamed" || v == "hogwild" || v == "schedule"))
+    else if (name == "mode" &&
+             (v == "all" || v == "waves" || v == "rotation" || v == "dataflow" || v == "blocked" ||
+              v == "streamed" || v == "hogwild" || v == "schedule"))
       o.mode = v;
     else
       usage(argv[a]);
@@ -432,6 +435,45 @@ ModeResult run_resident(const char* mode, int k, const Options& o, const Data& d
   return result;
 }
 
+/// The dataflow kernel over `r`'s positions (one block: the whole set in wave order).
+ModeResult run_dataflow(int k, const Options& o, const Data& d, DeviceData& dd,
+                        const rotor::gpu::BlockedRatings& r, const std::vector<float>& W0,
+                        const std::vector<float>& H0, std::vector<float>& W_out,
+                        std::vector<float>& H_out) {
+  DeviceArray<std::int32_t> user(r.user), item(r.item),
+      user_seq(rotor::gpu::key_sequence(r.user, r.users)),
+      item_seq(rotor::gpu::key_sequence(r.item, r.items)),
+      user_done(std::vector<std::int32_t>(static_cast<std::size_t>(r.users))),
+      item_done(std::vector<std::int32_t>(static_cast<std::size_t>(r.items))),
+      stalled(std::vector<std::int32_t>(1));
+  DeviceArray<float> value(r.value), dW(W0), dH(H0);
+  rotor::gpu::SgdDataflow f;
+  f.user = user.ptr;
+  f.item = item.ptr;
+  f.value = value.ptr;
+  f.user_seq = user_seq.ptr;
+  f.item_seq = item_seq.ptr;
+  f.records = static_cast<std::int64_t>(r.user.size());
+  f.user_done = user_done.ptr;
+  f.item_done = item_done.ptr;
+  f.users = r.users;
+  f.items = r.items;
+  f.stalled = stalled.ptr;
+  f.W = dW.ptr;
+  f.H = dH.ptr;
+  f.k = k;
+  f.mean = d.mean;
+  f.lr = static_cast<float>(o.lr);
+  f.reg = static_cast<float>(o.reg);
+  const ModeResult result = run_epochs("dataflow", k, o, d, dd, dW.ptr, dH.ptr, [&](float* err) {
+    f.err2 = err;
+    rotor::gpu::sgd_dataflow(f);
+  });
+  W_out = dW.download(W0.size());
+  H_out = dH.download(H0.size());
+  return result;
+}
+
 /// " head_waves=.. tail_waves=..": where the lane kernel's time goes (grid-wide or one block).
 std::string launch_split(const rotor::gpu::BlockedRatings& r, int k) {
   long long head = 0, tail = 0;
@@ -478,6 +520,18 @@ void run_k(int k, const Options& o, const Data& d, DeviceData& dd) {
     print_final(k, "rotation", o, rotation, target,
                 launch_split(d.whole, k) +
                     ratio("vs_hogwild", rotation.updates_per_s, hogwild.updates_per_s));
+  }
+  if (o.wants("dataflow")) {
+    std::vector<float> fW, fH;
+    const ModeResult dataflow = run_dataflow(k, o, d, dd, d.whole, W0, H0, fW, fH);
+    std::string extra = ratio("vs_hogwild", dataflow.updates_per_s, hogwild.updates_per_s) +
+                        ratio("vs_rotation", dataflow.updates_per_s, rotation.updates_per_s);
+    if (!W.empty()) {
+      const bool equal = std::memcmp(fW.data(), W.data(), W.size() * 4) == 0 &&
+                         std::memcmp(fH.data(), H.data(), H.size() * 4) == 0;
+      extra += std::string(" bitwise_equal_to_rotation=") + (equal ? "yes" : "NO");
+    }
+    print_final(k, "dataflow", o, dataflow, target, extra);
   }
   if (o.wants("blocked") || o.wants("streamed")) { // the streamed run's order, in memory
     blocked = run_resident("blocked", k, o, d, dd, d.blocked, W0, H0, blocked_W, blocked_H);

@@ -1,5 +1,6 @@
 #include "rotor/gpu/BlockedRatings.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -77,6 +78,20 @@ std::vector<char> records_slot_layout(const BlockedRatings& r) {
     std::memcpy(base + n * 8, r.value.data() + start, n * 4);
   }
   return out;
+}
+
+std::vector<std::int32_t> key_sequence(const std::vector<std::int32_t>& key, std::int32_t extent) {
+  std::vector<std::int32_t> seen(static_cast<std::size_t>(std::max(extent, 0)), 0);
+  std::vector<std::int32_t> seq(key.size());
+  for (std::size_t p = 0; p < key.size(); ++p) {
+    if (key[p] < 0 || key[p] >= extent) {
+      throw std::invalid_argument("key_sequence: position " + std::to_string(p) + " has key " +
+                                  std::to_string(key[p]) + " outside [0, " +
+                                  std::to_string(extent) + ")");
+    }
+    seq[p] = seen[static_cast<std::size_t>(key[p])]++;
+  }
+  return seq;
 }
 
 std::vector<BlockId> single_gpu_rotation_order(int blocks, int epochs) {

@@ -2,6 +2,7 @@
 #include "rotor/gpu/SgdUpdate.h"
 
 #include <cooperative_groups.h>
+#include <cuda/atomic>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -141,6 +142,68 @@ __global__ void __launch_bounds__(k_lane_block_threads)
             static_cast<int>(threadIdx.x) % lanes, lanes);
 }
 
+/// Polls a key's counter until it reaches `value` (acquire); false after the spin limit or once
+/// another group has stalled.
+__device__ bool wait_for(std::int32_t* counter, std::int32_t value, std::int32_t* stalled) {
+  cuda::atomic_ref<std::int32_t, cuda::thread_scope_device> done(*counter);
+  for (std::int64_t spins = 0; done.load(cuda::memory_order_acquire) != value; ++spins) {
+    if ((spins & 1023) == 1023) {
+      cuda::atomic_ref<std::int32_t, cuda::thread_scope_device> flag(*stalled);
+      if (flag.load(cuda::memory_order_relaxed) != 0) {
+        return false;
+      }
+      if (spins > (std::int64_t{1} << 26)) {
+        flag.store(1, cuda::memory_order_relaxed);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/// sgd_dataflow's kernel: lane group `group` takes positions group, group + groups, ... in
+/// increasing order; lane 0 waits for the keys' predecessors, the group applies the lane update
+/// reading rows from L2 (other SMs wrote them, no barrier between), every lane fences its writes,
+/// then lane 0 publishes the keys' counters.
+__global__ void __launch_bounds__(k_lane_block_threads) dataflow_kernel(SgdDataflow d, int lanes) {
+  const int lane = static_cast<int>(threadIdx.x) % lanes;
+  const int sub = static_cast<int>(threadIdx.x % 32) / lanes;
+  const unsigned mask = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u) << (sub * lanes);
+  const int per_block = static_cast<int>(blockDim.x) / lanes;
+  const std::int64_t groups = static_cast<std::int64_t>(gridDim.x) * per_block;
+  for (std::int64_t p = static_cast<std::int64_t>(blockIdx.x) * per_block + threadIdx.x / lanes;
+       p < d.records; p += groups) {
+    const std::int32_t u = __ldg(d.user + p), i = __ldg(d.item + p);
+    int ok = 1;
+    if (lane == 0) {
+      ok = wait_for(d.user_done + u, __ldg(d.user_seq + p), d.stalled) &&
+           wait_for(d.item_done + i, __ldg(d.item_seq + p), d.stalled);
+    }
+    if (__shfl_sync(mask, ok, 0, lanes) == 0) {
+      return; // the whole group: a stall was reported
+    }
+    float* w = d.W + static_cast<std::int64_t>(u) * d.k;
+    float* h = d.H + static_cast<std::int64_t>(i) * d.k;
+    float dot = sgd_lane_partial<true>(w, h, d.k, lane, lanes);
+    for (int o = lanes / 2; o >= 1; o /= 2) { // the butterfly of sgd_update_lanes
+      dot += __shfl_xor_sync(mask, dot, o, lanes);
+    }
+    const float e = __ldg(d.value + p) - d.mean - dot;
+    sgd_lane_apply<true>(w, h, d.k, lane, lanes, e, d.lr, d.reg);
+    if (lane == 0 && d.err2 != nullptr) {
+      d.err2[p] = e * e;
+    }
+    __threadfence(); // this lane's row writes reach L2 before the counters move
+    __syncwarp(mask);
+    if (lane == 0) {
+      cuda::atomic_ref<std::int32_t, cuda::thread_scope_device>(d.user_done[u])
+          .store(__ldg(d.user_seq + p) + 1, cuda::memory_order_release);
+      cuda::atomic_ref<std::int32_t, cuda::thread_scope_device>(d.item_done[i])
+          .store(__ldg(d.item_seq + p) + 1, cuda::memory_order_release);
+    }
+  }
+}
+
 int lanes_or_throw(int k) {
   const int lanes = sgd_lanes_for(k);
   if (lanes == 0) {
@@ -260,6 +323,43 @@ void sgd_block_waves(const SgdBlock& block, void* stream) {
   }
   block_waves_kernel<<<1, k_lane_block_threads, 0, s>>>(block, lanes, false);
   check(cudaGetLastError(), "block_waves_kernel launch");
+}
+
+void sgd_dataflow(const SgdDataflow& d) {
+  const int lanes = lanes_or_throw(d.k);
+  check(cudaMemset(d.user_done, 0, static_cast<std::size_t>(d.users) * sizeof(std::int32_t)),
+        "cudaMemset");
+  check(cudaMemset(d.item_done, 0, static_cast<std::size_t>(d.items) * sizeof(std::int32_t)),
+        "cudaMemset");
+  check(cudaMemset(d.stalled, 0, sizeof(std::int32_t)), "cudaMemset");
+  if (d.records == 0) {
+    return;
+  }
+  static const int co_resident = [] {
+    int device = 0, sms = 0, per_sm = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dataflow_kernel,
+                                                        k_lane_block_threads, 0),
+          "occupancy");
+    return std::max(1, sms * per_sm);
+  }();
+  const std::int64_t per_block = k_lane_block_threads / lanes;
+  const int grid = static_cast<int>(
+      std::min<std::int64_t>(co_resident, (d.records + per_block - 1) / per_block));
+  SgdDataflow args = d;
+  int lanes_arg = lanes;
+  void* params[] = {&args, &lanes_arg};
+  // cooperative: guarantees every thread block is resident, which the waits rely on
+  check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(dataflow_kernel), dim3(grid),
+                                    dim3(k_lane_block_threads), params, 0, nullptr),
+        "dataflow_kernel cooperative launch");
+  check(cudaDeviceSynchronize(), "dataflow_kernel");
+  std::int32_t stalled = 0;
+  check(cudaMemcpy(&stalled, d.stalled, sizeof stalled, cudaMemcpyDeviceToHost), "stall flag");
+  if (stalled != 0) {
+    throw std::runtime_error("CUDA: dataflow_kernel: a position waited past the spin limit");
+  }
 }
 
 void sgd_hogwild_lanes(const SgdDeviceProblem& p, float* d_err2) {

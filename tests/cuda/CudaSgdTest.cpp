@@ -268,6 +268,50 @@ TEST_F(CudaSgd, StreamedRotationEqualsHostLaneReplayBitwise) {
   }
 }
 
+TEST_F(CudaSgd, DataflowKernelEqualsHostLaneReplayBitwise) {
+  for (int k : {32, 128}) {
+    const auto d = make_synthetic_ratings(3000, 2000, 150000, 1.0, static_cast<unsigned>(k) + 1);
+    const auto r =
+        block_ratings(d.user.data(), d.item.data(), d.value.data(), d.size(), d.users, d.items, 1);
+    auto W = normal(static_cast<std::size_t>(d.users) * k, 9);
+    auto H = normal(static_cast<std::size_t>(d.items) * k, 10);
+    DeviceVector<std::int32_t> du(r.user), di(r.item), dus(key_sequence(r.user, d.users)),
+        dis(key_sequence(r.item, d.items)),
+        udone(std::vector<std::int32_t>(static_cast<std::size_t>(d.users))),
+        idone(std::vector<std::int32_t>(static_cast<std::size_t>(d.items))),
+        stalled(std::vector<std::int32_t>(1));
+    DeviceVector<float> dv(r.value), dW(W), dH(H), derr(std::vector<float>(d.size(), -1.f));
+    SgdDataflow f;
+    f.user = du.ptr;
+    f.item = di.ptr;
+    f.value = dv.ptr;
+    f.user_seq = dus.ptr;
+    f.item_seq = dis.ptr;
+    f.records = static_cast<std::int64_t>(d.size());
+    f.user_done = udone.ptr;
+    f.item_done = idone.ptr;
+    f.users = d.users;
+    f.items = d.items;
+    f.stalled = stalled.ptr;
+    f.W = dW.ptr;
+    f.H = dH.ptr;
+    f.k = k;
+    f.mean = k_mean;
+    f.lr = k_lr;
+    f.reg = k_reg;
+    f.err2 = derr.ptr;
+    std::vector<float> err(d.size(), -1.f);
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      sgd_dataflow(f);
+      host_lane_replay(r, {BlockId{0, 0}}, k, W, H, &err);
+    }
+    const auto gW = dW.download(), gH = dH.download(), gerr = derr.download();
+    EXPECT_EQ(std::memcmp(gW.data(), W.data(), W.size() * sizeof(float)), 0) << "k " << k;
+    EXPECT_EQ(std::memcmp(gH.data(), H.data(), H.size() * sizeof(float)), 0) << "k " << k;
+    EXPECT_EQ(std::memcmp(gerr.data(), err.data(), err.size() * sizeof(float)), 0) << "k " << k;
+  }
+}
+
 TEST_F(CudaSgd, HogwildLanesLearns) {
   const int k = 32;
   const auto d = make_synthetic_ratings(3000, 2000, 200000, 0.8, 13);

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 namespace {
@@ -122,6 +123,11 @@ TEST(LaneUpdate, TailStartIsTheFirstOfTheLastSmallWaves) {
   EXPECT_EQ(tail_start({0, 5, 100}, 10), 2); // a large last wave: no tail
   EXPECT_EQ(tail_start({0}, 10), 0);
   EXPECT_EQ(tail_start({}, 10), 0);
+}
+
+TEST(LaneUpdate, KeySequenceCountsEarlierPositionsOfTheKey) {
+  EXPECT_EQ(key_sequence({2, 0, 2, 2, 1, 0}, 3), (std::vector<std::int32_t>{0, 0, 1, 2, 0, 1}));
+  EXPECT_THROW(key_sequence({0, 3}, 3), std::invalid_argument);
 }
 
 TEST(LaneUpdate, WaveLaunchSizesTheGridForMostHeadWaves) {

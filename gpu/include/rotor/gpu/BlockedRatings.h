@@ -47,6 +47,11 @@ BlockBytes block_bytes(const BlockedRatings& r, int k);
 /// block_bytes(...).records[b] bytes at byte offset block_start[b] * 12.
 std::vector<char> records_slot_layout(const BlockedRatings& r);
 
+/// Per-key sequence numbers in position order: seq[p] = the number of positions before p with
+/// the same key (key in [0, extent)). The dataflow kernel lets position p run once its user's and
+/// its item's counters reach its two sequence numbers.
+std::vector<std::int32_t> key_sequence(const std::vector<std::int32_t>& key, std::int32_t extent);
+
 /// The single-GPU rotation order of one epoch: user block by user block, each visiting the item
 /// blocks in rotation order (u, (u + p) mod B), so W stays while H rotates; `epochs` times.
 std::vector<BlockId> single_gpu_rotation_order(int blocks, int epochs);

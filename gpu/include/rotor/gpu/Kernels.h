@@ -109,6 +109,35 @@ struct SgdBlock {
 /// the block's records in order (with --fmad=false). Throws std::invalid_argument when k % 4 != 0.
 void sgd_block_waves(const SgdBlock& block, void* stream = nullptr);
 
+/// The dataflow form of the lane kernel: no wave barriers. Position p (records in a serial order
+/// that keeps each key's order, e.g. a BlockedRatings' wave order) runs once user_done[user] ==
+/// user_seq[p] and item_done[item] == item_seq[p] (key_sequence), then sets both counters one
+/// higher. A persistent grid takes positions in increasing order, so the lowest waiting position
+/// always has its predecessors done (no deadlock while the grid is co-resident). Equal, bitwise,
+/// to sgd_update_lanes over the positions in order. All pointers are device pointers.
+struct SgdDataflow {
+  const std::int32_t* user = nullptr;
+  const std::int32_t* item = nullptr;
+  const float* value = nullptr;
+  const std::int32_t* user_seq = nullptr;
+  const std::int32_t* item_seq = nullptr;
+  std::int64_t records = 0;
+  std::int32_t* user_done = nullptr; ///< users entries; zeroed by sgd_dataflow
+  std::int32_t* item_done = nullptr; ///< items entries; zeroed by sgd_dataflow
+  std::int32_t users = 0, items = 0;
+  std::int32_t* stalled = nullptr; ///< one int; set when a wait exceeds its spin limit
+  float* W = nullptr;
+  float* H = nullptr;
+  int k = 0;
+  float mean = 0, lr = 0, reg = 0;
+  float* err2 = nullptr; ///< per position, may be null
+};
+
+/// Runs all positions of `d` in one launch on the default stream and waits for it; throws
+/// std::runtime_error when a position waited past the spin limit (a bug or a grid that was not
+/// co-resident), std::invalid_argument when k % 4 != 0.
+void sgd_dataflow(const SgdDataflow& d);
+
 /// Hogwild with the lane kernel (cuMF_SGD style: k/4 lanes per rating, float4 rows, races
 /// allowed), one launch over all records of `p`.
 void sgd_hogwild_lanes(const SgdDeviceProblem& p, float* d_err2);

@@ -74,14 +74,27 @@ ROTOR_HOST_DEVICE inline int sgd_lanes_for(int k) {
   return lanes;
 }
 
+#if defined(__CUDA_ARCH__)
+/// Chunk c of a row as one float4; Coherent: straight from L2 (ld.global.cg), for kernels whose
+/// rows were written by other SMs since this SM last read them without a barrier in between.
+template <bool Coherent> __device__ inline float4 sgd_load4(const float* row, int c) {
+  if constexpr (Coherent) {
+    return __ldcg(reinterpret_cast<const float4*>(row) + c);
+  } else {
+    return reinterpret_cast<const float4*>(row)[c];
+  }
+}
+#endif
+
 /// Lane `lane`'s part of w . h: its chunks' products summed left to right from 0.
+template <bool Coherent = false>
 ROTOR_HOST_DEVICE inline float sgd_lane_partial(const float* w, const float* h, int k, int lane,
                                                 int lanes) {
   float partial = 0.f;
   for (int c = lane; c < k / 4; c += lanes) {
 #if defined(__CUDA_ARCH__)
-    const float4 a = reinterpret_cast<const float4*>(w)[c];
-    const float4 b = reinterpret_cast<const float4*>(h)[c];
+    const float4 a = sgd_load4<Coherent>(w, c);
+    const float4 b = sgd_load4<Coherent>(h, c);
     partial += a.x * b.x;
     partial += a.y * b.y;
     partial += a.z * b.z;
@@ -96,12 +109,13 @@ ROTOR_HOST_DEVICE inline float sgd_lane_partial(const float* w, const float* h, 
 }
 
 /// Lane `lane`'s update of its chunks with the rating's error e (sgd_update's formula).
+template <bool Coherent = false>
 ROTOR_HOST_DEVICE inline void sgd_lane_apply(float* w, float* h, int k, int lane, int lanes,
                                              float e, float lr, float reg) {
   for (int c = lane; c < k / 4; c += lanes) {
 #if defined(__CUDA_ARCH__)
-    float4 a = reinterpret_cast<float4*>(w)[c];
-    float4 b = reinterpret_cast<float4*>(h)[c];
+    float4 a = sgd_load4<Coherent>(w, c);
+    float4 b = sgd_load4<Coherent>(h, c);
     a.x += lr * (e * b.x - reg * a.x);
     a.y += lr * (e * b.y - reg * a.y);
     a.z += lr * (e * b.z - reg * a.z);
