@@ -139,10 +139,11 @@ other shared libraries (libstdc++, libgcc_s). No compiler, MPI, TBB or HDF5.
 
 It prints the bench's output, then one table: the host schedule and memory plan tests
 (\`gpu_schedule_test\`), the CUDA tests (\`cuda_sgd_test\`: the wave kernels bitwise equal to
-the host's serial replay, the streamed run under a memory limit bitwise equal to it, error
-kernel, Hogwild learns), compute-sanitizer memcheck and racecheck on a small bench run (when
+the host's serial replay, the dataflow kernel and the streamed run under a memory limit bitwise
+equal to it, error kernel, Hogwild learns), compute-sanitizer memcheck and racecheck on a small bench run (when
 compute-sanitizer is on PATH), then per k the bench's updates/s, test RMSE and time to Hogwild's
-final test RMSE for hogwild, rotation (one block, with vs_hogwild), blocked (B x B blocks in
+final test RMSE for hogwild, rotation (one block, with vs_hogwild), dataflow (rotation's
+order without wave barriers, bitwise_equal_to_rotation), blocked (B x B blocks in
 memory), streamed (the blocked order under a memory limit, the oversized case: limit, slots,
 bytes moved, vs_blocked, bitwise_equal_to_blocked) and waves, and the device-to-device copy
 bandwidth. Exit status 0 when everything passed. Logs are in \`logs/\`.
@@ -155,7 +156,7 @@ a replayed memory plan), prints \`no GPU: skipped (...)\` and exits 0 (1 if that
 |---|---|
 | \`bin/gpu_schedule_test\` | host wave schedule and block order tests (no GPU needed) |
 | \`bin/cuda_sgd_test\` | CUDA kernel tests (GoogleTest; skip without a device) |
-| \`bin/bench_cuda_sgd\` | SGD-MF bench; flags: --users= --items= --ratings= --k=N[,N] --epochs= --lr= --reg= --skew= --seed= --blocks= --target-rmse= --rotor-gpu-memory=BYTES --mode=all\\|hogwild\\|rotation\\|blocked\\|streamed\\|waves --copy-mib= |
+| \`bin/bench_cuda_sgd\` | SGD-MF bench; flags: --users= --items= --ratings= --k=N[,N] --epochs= --lr= --reg= --skew= --seed= --blocks= --target-rmse= --rotor-gpu-memory=BYTES --mode=all\\|hogwild\\|rotation\\|dataflow\\|blocked\\|streamed\\|waves\\|schedule --copy-mib= |
 | \`lib/\` | shared libraries beyond glibc |
 README
 echo "bundle: $out ($(du -sh "$out" | cut -f1))"
