@@ -2,9 +2,11 @@
 # Builds the CUDA tests and the CUDA bench (build/cuda, Release, -DROTOR_CUDA=ON) and packs them
 # into DIR with the shared libraries they need beyond glibc (cudart is linked statically; the
 # CUDA driver, libcuda.so, comes from the GPU machine), plus DIR/run.sh and DIR/README.md.
-# Copy DIR to a machine with an NVIDIA driver and run DIR/run.sh: it runs the tests and the bench
-# and prints one table; without a GPU it prints "no GPU: skipped" and exits 0.
-# Usage: scripts/gpu-bundle.sh DIR        (not part of scripts/test.sh or CI)
+# Copy DIR to a machine with an NVIDIA driver and run DIR/run.sh: it runs the tests,
+# compute-sanitizer (when present) and the bench (k = 32 and 128, Hogwild vs rotation, the
+# oversized case, copy bandwidth) and prints one table; without a GPU it prints
+# "no GPU: skipped" and exits 0.
+# Usage: scripts/gpu-bundle.sh DIR        (scripts/test.sh builds it and runs its run.sh)
 set -euo pipefail
 if [[ $# -ne 1 ]]; then
   echo "usage: scripts/gpu-bundle.sh DIR" >&2
@@ -44,8 +46,10 @@ glibc=$(for b in "$out"/bin/*; do objdump -T "$b" "$out"/lib/*.so* 2>/dev/null; 
 
 cat > "$out/run.sh" <<'RUN'
 #!/bin/sh
-# Runs Rotor's CUDA tests and the CUDA SGD-MF bench, then prints one table. Extra arguments go
-# to the bench (e.g. --ratings=20000000 --k=64 --epochs=10). Without a GPU: "no GPU: skipped".
+# Runs Rotor's CUDA tests, compute-sanitizer on a small case (when on PATH) and the CUDA SGD-MF
+# bench (k = 32 and 128: Hogwild, rotation, the oversized case under a memory limit, the
+# per-wave kernel), then prints one table. Arguments replace the bench's defaults.
+# Without a GPU: "no GPU: skipped", exit 0.
 here=$(cd "$(dirname "$0")" && pwd)
 LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LD_LIBRARY_PATH
@@ -57,38 +61,62 @@ if ! device=$("$here/bin/bench_cuda_sgd" --probe 2>&1); then
     nvidia-smi -L
     exit 1
   fi
-  echo "no GPU: skipped ($device)"
+  # the bench's host side (schedules, memory plan) still runs, so CI exercises it
+  if ! "$here/bin/bench_cuda_sgd" --mode=schedule --users=3000 --items=2000 --ratings=60000 \
+      --k=32,128 --epochs=2 >"$log/schedule.txt" 2>&1; then
+    cat "$log/schedule.txt"
+    echo "no GPU, and the bench's host side (--mode=schedule) FAILED"
+    exit 1
+  fi
+  echo "no GPU: skipped ($device); bench --mode=schedule ok"
   exit 0
+fi
+if [ $# -eq 0 ]; then
+  set -- --users=480189 --items=17770 --ratings=10000000 --k=32,128 --epochs=5 --blocks=4
 fi
 status=0
 rows=""
-row() { rows="$rows$(printf '%-26s %-8s %s' "$1" "$2" "$3")
+# A hang must not eat a GPU machine's few minutes: every step has a time limit (exit 124).
+limit() { if command -v timeout >/dev/null 2>&1; then timeout "$@"; else shift; "$@"; fi; }
+row() { rows="$rows$(printf '%-28s %-8s %s' "$1" "$2" "$3")
 "; }
 for t in gpu_schedule_test cuda_sgd_test; do
   start=$(date +%s)
-  if "$here/bin/$t" >"$log/$t.txt" 2>&1; then result=ok; else result=FAIL; status=1; fi
+  if limit 120 "$here/bin/$t" >"$log/$t.txt" 2>&1; then result=ok; else result="FAIL($?)"; status=1; fi
   passed=$(grep -o 'PASSED  \] [0-9]*' "$log/$t.txt" | grep -o '[0-9]*$')
   skipped=$(grep -o 'SKIPPED \] [0-9]* test' "$log/$t.txt" | grep -o '[0-9]*' | head -1)
   if [ -n "$skipped" ] && [ "$t" = cuda_sgd_test ]; then result=SKIPPED; status=1; fi
   row "$t" "$result" "passed=${passed:-0} skipped=${skipped:-0} seconds=$(( $(date +%s) - start ))"
 done
-if "$here/bin/bench_cuda_sgd" "$@" >"$log/bench.txt" 2>&1; then
+small="--users=3000 --items=2000 --ratings=60000 --k=32 --epochs=1 --copy-mib=0"
+if command -v compute-sanitizer >/dev/null 2>&1; then
+  for tool in memcheck racecheck; do
+    # shellcheck disable=SC2086
+    if limit 120 compute-sanitizer --tool "$tool" --error-exitcode 9 "$here/bin/bench_cuda_sgd" \
+        $small >"$log/sanitizer-$tool.txt" 2>&1; then result=ok; else result="FAIL($?)"; status=1; fi
+    row "compute-sanitizer $tool" "$result" "$(tail -1 "$log/sanitizer-$tool.txt")"
+  done
+else
+  row "compute-sanitizer" "absent" "not on PATH: not run"
+fi
+if limit 300 "$here/bin/bench_cuda_sgd" "$@" >"$log/bench.txt" 2>&1; then
   bench=ok
 else
-  bench=FAIL; status=1
+  bench="FAIL($?)"; status=1
 fi
 cat "$log/bench.txt"
 echo
 echo "== Rotor CUDA bundle: $device"
-printf '%-26s %-8s %s\n' "what" "result" "detail"
+printf '%-28s %-8s %s\n' "what" "result" "detail"
 printf '%s' "$rows"
 field() { grep "^$1:" "$log/bench.txt" | sed "s/^$1: //"; }
-printf '%-26s %-8s %s\n' "bench_cuda_sgd" "$bench" "$(field data)"
-printf '%-26s %-8s %s\n' "  wave schedule" "" "$(field schedule)"
-grep '^final ' "$log/bench.txt" | while read -r _ mode rest; do
-  printf '%-26s %-8s %s\n' "  $mode" "" "$rest"
+printf '%-28s %-8s %s\n' "bench_cuda_sgd" "$bench" "$*"
+printf '%-28s %-8s %s\n' "  data" "" "$(field data)"
+printf '%-28s %-8s %s\n' "  schedule" "" "$(field schedule)"
+grep '^final ' "$log/bench.txt" | while read -r _ k mode _ rest; do
+  printf '%-28s %-8s %s\n' "  $k $mode" "" "$rest"
 done
-printf '%-26s %-8s %s\n' "  device-to-device copy" "" "$(field d2d_copy)"
+printf '%-28s %-8s %s\n' "  device-to-device copy" "" "$(field d2d_copy)"
 echo "logs: $log"
 exit $status
 RUN
@@ -105,23 +133,30 @@ CUDA 13 (580 or newer). Nothing else: the CUDA runtime is linked statically and 
 other shared libraries (libstdc++, libgcc_s). No compiler, MPI, TBB or HDF5.
 
 \`\`\`sh
-./run.sh                                  # tests + bench at the default (small) size
-./run.sh --ratings=20000000 --users=480000 --items=18000 --k=64 --epochs=10
+./run.sh             # tests, sanitizers, bench: 480189 x 17770, 10M ratings, k = 32 and 128
+./run.sh --ratings=100000000 --users=480189 --items=17770 --k=32,128 --epochs=8 --blocks=8
 \`\`\`
 
-It prints the bench's output, then one table: the host schedule tests (\`gpu_schedule_test\`), the
-CUDA tests (\`cuda_sgd_test\`: wave kernel bitwise equal to the host's serial replay, error kernel,
-Hogwild learns), the bench's updates/s and test RMSE per mode and the device-to-device copy
+It prints the bench's output, then one table: the host schedule and memory plan tests
+(\`gpu_schedule_test\`), the CUDA tests (\`cuda_sgd_test\`: the wave kernels bitwise equal to
+the host's serial replay, the dataflow kernel and the streamed run under a memory limit bitwise
+equal to it, error kernel, Hogwild learns), compute-sanitizer memcheck and racecheck on a small bench run (when
+compute-sanitizer is on PATH), then per k the bench's updates/s, test RMSE and time to Hogwild's
+final test RMSE for hogwild, rotation (one block, with vs_hogwild), dataflow (rotation's
+order without wave barriers, bitwise_equal_to_rotation), blocked (B x B blocks in
+memory), streamed (the blocked order under a memory limit, the oversized case: limit, slots,
+bytes moved, vs_blocked, bitwise_equal_to_blocked) and waves, and the device-to-device copy
 bandwidth. Exit status 0 when everything passed. Logs are in \`logs/\`.
 
-Without a GPU it prints \`no GPU: skipped (...)\` and exits 0; with a GPU that CUDA cannot use
+Without a GPU it runs the bench's host side on a small case (\`--mode=schedule\`: schedules and
+a replayed memory plan), prints \`no GPU: skipped (...)\` and exits 0 (1 if that failed); with a GPU that CUDA cannot use
 (e.g. a driver older than CUDA 13) it prints \`GPU present but CUDA unusable: ...\` and exits 1.
 
 | file | what |
 |---|---|
 | \`bin/gpu_schedule_test\` | host wave schedule and block order tests (no GPU needed) |
 | \`bin/cuda_sgd_test\` | CUDA kernel tests (GoogleTest; skip without a device) |
-| \`bin/bench_cuda_sgd\` | SGD-MF bench: wave kernel and Hogwild; \`--help\`-less flags: --users= --items= --ratings= --k= --epochs= --lr= --reg= --skew= --seed= --mode=waves\\|hogwild\\|both --copy-mib= |
+| \`bin/bench_cuda_sgd\` | SGD-MF bench; flags: --users= --items= --ratings= --k=N[,N] --epochs= --lr= --reg= --skew= --seed= --blocks= --target-rmse= --rotor-gpu-memory=BYTES --mode=all\\|hogwild\\|rotation\\|dataflow\\|blocked\\|streamed\\|waves\\|schedule --copy-mib= |
 | \`lib/\` | shared libraries beyond glibc |
 README
 echo "bundle: $out ($(du -sh "$out" | cut -f1))"

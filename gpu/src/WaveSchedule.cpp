@@ -145,6 +145,16 @@ std::string check_waves(const Waves& waves, const std::int32_t* user, const std:
   return {};
 }
 
+int tail_start(const std::vector<std::int64_t>& wave_start, std::int64_t small) {
+  int w = wave_start.empty() ? 0 : static_cast<int>(wave_start.size()) - 1;
+  while (w > 0 &&
+         wave_start[static_cast<std::size_t>(w)] - wave_start[static_cast<std::size_t>(w) - 1] <=
+             small) {
+    --w;
+  }
+  return w;
+}
+
 std::vector<std::vector<BlockId>> rotation_block_order(int gpus) {
   if (gpus < 1) {
     throw std::invalid_argument("rotation_block_order: gpus must be >= 1");

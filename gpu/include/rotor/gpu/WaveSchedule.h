@@ -51,6 +51,12 @@ Waves build_waves(const std::int32_t* user, const std::int32_t* item, std::size_
 std::string check_waves(const Waves& waves, const std::int32_t* user, const std::int32_t* item,
                         std::size_t records, std::int32_t users, std::int32_t items);
 
+/// The first wave of the tail: the waves from it on all have at most `small` records (waves()
+/// when the last wave is larger). The persistent wave kernel runs the waves before it across the
+/// whole grid with a grid barrier between waves, and the tail in one thread block with a block
+/// barrier between waves (a skewed block's many small waves then cost no grid-wide sync).
+int tail_start(const std::vector<std::int64_t>& wave_start, std::int64_t small);
+
 /// One block of a G x G rotation grid.
 struct BlockId {
   int user_block = 0;
