@@ -1,7 +1,9 @@
 #include "Driver.h"
 
 #include "DriverConfig.h"
+#include "HostPch.h"
 #include "IsaVariants.h"
+#include "Process.h"
 #include "rotor/frontend/Explain.h"
 #include "rotor/frontend/Frontend.h"
 
@@ -9,7 +11,6 @@
 #include <fstream>
 #include <iostream>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace rotor::driver {
@@ -167,38 +168,6 @@ int parse_command(const std::vector<std::string>& in, Command& cmd) {
   return -1;
 }
 
-int run_process(const std::vector<std::string>& argv, bool verbose) {
-  if (verbose) {
-    std::string line;
-    for (const auto& a : argv) {
-      line += (line.empty() ? "" : " ") + a;
-    }
-    std::cerr << "rotor-cc: " << line << "\n";
-  }
-  std::vector<char*> cargs;
-  for (const auto& a : argv) {
-    cargs.push_back(const_cast<char*>(a.c_str()));
-  }
-  cargs.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    std::cerr << "rotor-cc: error: cannot start '" << argv[0] << "'\n";
-    return 2;
-  }
-  if (pid == 0) {
-    execvp(cargs[0], cargs.data());
-    std::cerr << "rotor-cc: error: cannot run '" << argv[0] << "'\n";
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-  }
-  if (WIFEXITED(status)) {
-    return WEXITSTATUS(status);
-  }
-  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
 std::string dir_of(const std::string& path) {
   const auto slash = path.find_last_of('/');
   return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
@@ -246,15 +215,20 @@ std::string pch_cache_dir() {
   return "";
 }
 
-/// The last `-std=` of the command when it names a C++ standard older than C++17 (which Rotor's
-/// headers need); empty otherwise. rotor-cc does not raise it: older code may rely on what C++17
-/// removed (auto_ptr, `register`, dynamic exception specifications).
+/// The last `-std=` (or `-ansi`) of the command when it names a C++ standard older than C++17
+/// (which Rotor's headers need); empty otherwise. rotor-cc does not raise it: older code may rely
+/// on what C++17 removed (auto_ptr, `register`, dynamic exception specifications).
 std::string too_old_standard(const std::vector<std::string>& args) {
   std::string standard;
   for (const std::string& a : args) {
     if (a.rfind("-std=", 0) == 0 || a.rfind("--std=", 0) == 0) {
       standard = a;
+    } else if (a == "-ansi") { // GCC and Clang: -std=c++98 for C++
+      standard = "-ansi";
     }
+  }
+  if (standard == "-ansi") {
+    return standard;
   }
   const std::string value = standard.substr(standard.find('=') + 1);
   for (const char* old : {"c++98", "c++03", "c++0x", "c++11", "c++1y", "c++14", "gnu++98",
@@ -306,7 +280,8 @@ struct Analysed {
   std::vector<frontend::LoopResult> loops;
   std::vector<std::string> replaced;
   std::string tmp;
-  int rc = -1; ///< -1: go on; else the exit code
+  bool includes_rotor = false; ///< some source includes rotor/rotor.h (host PCH, HostPch.h)
+  int rc = -1;                 ///< -1: go on; else the exit code
 };
 
 /// Where the rewritten copy of `src` goes; empty when no temporary directory can be made.
@@ -376,6 +351,8 @@ Analysed analyse_sources(const Command& cmd, const frontend::Options& options) {
       continue;
     }
     print(r.remarks);
+    out.includes_rotor =
+        out.includes_rotor || r.rewritten.find("rotor/rotor.h") != std::string::npos;
     if (!place_rewritten(cmd, index, r, out)) {
       out.rc = 2;
       return out;
@@ -410,19 +387,24 @@ int write_report(const Command& cmd, const std::vector<frontend::LoopResult>& lo
   return 0;
 }
 
-/// Runs the host compiler on the rewritten command (one build per ISA level where asked).
-int compile_and_link(const Command& cmd, const DriverConfig& config,
-                     const std::vector<std::string>& replaced) {
+/// Runs the host compiler on the rewritten command (one build per ISA level where asked; with a
+/// precompiled rotor.h where a source includes it, HostPch.h).
+int compile_and_link(const Command& cmd, const DriverConfig& config, const Analysed& analysed) {
   std::vector<std::string> compile = {cmd.host.empty() ? config.cxx : cmd.host};
-  compile.insert(compile.end(), replaced.begin(), replaced.end());
+  compile.insert(compile.end(), analysed.replaced.begin(), analysed.replaced.end());
   compile.insert(compile.end(), config.compile.begin(), config.compile.end());
-  if (cmd.links && cmd.host.empty()) {
-    compile.insert(compile.end(), config.link.begin(), config.link.end());
-  }
   // Only a command that compiles sources gets per-level builds: objects alone would just be
   // linked three times as they are.
   const bool variants =
       cmd.links && cmd.host.empty() && !cmd.sources.empty() && wants_isa_variants(cmd.args, config);
+  if (!cmd.links && analysed.includes_rotor) {
+    const std::vector<std::string> pch =
+        host_pch_args(pch_cache_dir(), compile, find_rotor_header(config.compile), cmd.verbose);
+    compile.insert(compile.begin() + 1, pch.begin(), pch.end());
+  }
+  if (cmd.links && cmd.host.empty()) {
+    compile.insert(compile.end(), config.link.begin(), config.link.end());
+  }
   return variants ? link_isa_variants(compile, cmd.output, config, cmd.verbose, run_process)
                   : run_process(compile, cmd.verbose);
 }
@@ -471,7 +453,7 @@ int run_driver(const std::vector<std::string>& args, const std::string& argv0) {
     remove_rewritten(cmd, analysed);
     return 0; // only the rewritten source was asked for
   }
-  const int rc = compile_and_link(cmd, config, analysed.replaced);
+  const int rc = compile_and_link(cmd, config, analysed);
   remove_rewritten(cmd, analysed);
   return rc;
 }

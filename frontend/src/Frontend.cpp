@@ -7,6 +7,7 @@
 #include "MainSession.h"
 #include "PragmaHandler.h"
 #include "ThrowAnalysis.h"
+#include "UserHeaders.h"
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/RecursiveASTVisitor.h>
@@ -109,6 +110,7 @@ private:
   CXXForRangeStmt* annotated_loop(ASTContext& ctx, const RotorPragma& p) {
     const SourceManager& sm = ctx.getSourceManager();
     if (!sm.isWrittenInMainFile(sm.getExpansionLoc(p.hash))) {
+      warn_pragma_in_header(sm, p);
       return nullptr;
     }
     if (!p.error.empty()) {
@@ -200,6 +202,24 @@ private:
       note.message = "blocking access here";
     }
     result_.remarks.push_back(note);
+  }
+
+  /// rotor-cc rewrites the file it compiles, not the headers it includes: a pragma in a user's
+  /// header would be ignored, so say so (in every report, and when compiling) instead of
+  /// silently building the loop serially. System headers are not the user's.
+  void warn_pragma_in_header(const SourceManager& sm, const RotorPragma& p) {
+    const SourceLocation at = sm.getExpansionLoc(p.hash);
+    if (sm.isInSystemHeader(at)) {
+      return;
+    }
+    result_.diagnostics.push_back(make_diagnostic(
+        sm, at, Severity::warning,
+        "'#pragma rotor' in a header is ignored: rotor-cc rewrites loops only in the source file "
+        "it compiles (" +
+            name_ +
+            "); move the loop into a function defined in a .cpp file, or compile the "
+            "header's code as its own .cpp file",
+        name_));
   }
 
   void error(const SourceManager& sm, SourceLocation loc, const std::string& message) {
@@ -302,22 +322,6 @@ std::vector<std::string> parse_args(const Options& options) {
   return args;
 }
 
-/// True when `code` has `pragma` followed (after blanks, `(` or `"`) by `rotor`.
-bool mentions_rotor_pragma(const std::string& code) {
-  for (std::size_t at = code.find("pragma"); at != std::string::npos;
-       at = code.find("pragma", at + 1)) {
-    std::size_t i = at + 6;
-    while (i < code.size() &&
-           (code[i] == ' ' || code[i] == '\t' || code[i] == '(' || code[i] == '"')) {
-      ++i;
-    }
-    if (code.compare(i, 5, "rotor") == 0) {
-      return true;
-    }
-  }
-  return false;
-}
-
 /// One Clang parse of `code`; with `quiet_errors`, Clang's errors are collected there, not printed.
 FileResult parse_once(const std::string& code, const std::string& name, const Options& options,
                       const std::vector<std::string>& args,
@@ -400,9 +404,11 @@ FileResult process_file(const std::string& path, const Options& options) {
   std::ostringstream ss;
   ss << in.rdbuf();
   const std::string code = ss.str();
-  if (!mentions_rotor_pragma(code)) {
-    // No `#pragma rotor` (or `_Pragma("rotor ...")`) in this file: nothing to analyse or rewrite
-    // (the host compiler reports any error in it), so skip the Clang parse.
+  if (!mentions_rotor_pragma(code) &&
+      !user_headers_mention_rotor_pragma(path, code, options.clang_args)) {
+    // No `#pragma rotor` (or `_Pragma("rotor ...")`) in this file or its own headers: nothing to
+    // analyse, rewrite or warn about (the host compiler reports any error in it), so skip the
+    // Clang parse.
     FileResult result;
     result.ok = true;
     result.rewritten = code;

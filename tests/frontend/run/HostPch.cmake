@@ -1,0 +1,49 @@
+# rotor-cc's precompiled rotor.h for the host compile (frontend/driver/HostPch.h): the first
+# compile builds it into the cache directory and uses it (GCC's -H marks a used PCH with '!'), a
+# changed input makes the next compile build it again, ROTOR_CC_PCH=0 turns it off.
+# cmake -DROTOR_CC=... -DSOURCE=file.cpp -DWORK=dir -P HostPch.cmake
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+set(ENV{ROTOR_CC_CACHE_DIR} ${WORK}/cache)
+
+function(compile out_var)
+  execute_process(COMMAND ${ROTOR_CC} -v -H -std=c++17 -O1 -c ${SOURCE} -o ${WORK}/x.o
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "rotor-cc failed (${rc}):\n${err}")
+  endif()
+  set(${out_var} "${err}" PARENT_SCOPE)
+endfunction()
+
+compile(first)
+if(NOT first MATCHES "-x c\\+\\+-header")
+  message(FATAL_ERROR "the first compile did not build the PCH:\n${first}")
+endif()
+if(NOT first MATCHES "\n! [^\n]*/cache/gcc-[0-9a-f]+/rotor/rotor\\.h\\.gch\n")
+  message(FATAL_ERROR "the first compile did not use the PCH:\n${first}")
+endif()
+
+compile(second)
+if(second MATCHES "-x c\\+\\+-header")
+  message(FATAL_ERROR "the second compile built the PCH again:\n${second}")
+endif()
+if(NOT second MATCHES "\n! [^\n]*rotor\\.h\\.gch\n")
+  message(FATAL_ERROR "the second compile did not use the PCH:\n${second}")
+endif()
+
+# An input that changed since (here: its recorded stamp no longer matches) makes it again.
+file(GLOB inputs ${WORK}/cache/gcc-*/inputs)
+file(READ ${inputs} text)
+string(REGEX REPLACE "\n[0-9]+ [0-9.]+\n" "\n0 0.0\n" text "${text}")
+file(WRITE ${inputs} "${text}")
+compile(third)
+if(NOT third MATCHES "-x c\\+\\+-header")
+  message(FATAL_ERROR "a changed input did not rebuild the PCH:\n${third}")
+endif()
+
+set(ENV{ROTOR_CC_PCH} 0)
+compile(off)
+if(off MATCHES "rotor\\.h\\.gch")
+  message(FATAL_ERROR "ROTOR_CC_PCH=0 still used the PCH:\n${off}")
+endif()
+message(STATUS "host PCH built, used, rebuilt when stale, off with ROTOR_CC_PCH=0")
