@@ -73,6 +73,19 @@ struct UseInfo {
   const VarDecl* var = nullptr; ///< alias_init: the variable
 };
 
+/// Where `classify` is on its walk up from a use to the node that decides how it is used.
+struct UseWalk {
+  const Stmt* cur = nullptr;
+  bool direct = true;               ///< no field, dereference or returned reference in between
+  bool through_conditional = false; ///< through a branch of `?:`
+  /// Goes on from `p` (indirect: through a field, a dereference or a returned reference).
+  std::optional<UseInfo> go_to(const Stmt* p, bool indirect = false) {
+    cur = p;
+    direct = direct && !indirect;
+    return std::nullopt;
+  }
+};
+
 /// What an expression ultimately names.
 struct Target {
   /// none: not memory (a value, a function); unknown_k: memory Rotor cannot tell (a pointer
@@ -136,6 +149,13 @@ public:
   LoweredLoop run();
 
 private:
+  bool choose_space(QualType range_type);
+  void bind_structured(Frame& body);
+  void choose_key_fields(const RecordDecl* record);
+  void settle_reductions();
+  void note_unnamed_arrays();
+  void settle_buffered();
+
   // ---- helpers --------------------------------------------------------------------------
   analysis::SourceLoc loc_of(SourceLocation l) const {
     analysis::SourceLoc out;
@@ -170,15 +190,36 @@ private:
     out_.model.escapes.push_back({kind, std::move(what), loc_of(loc), std::move(fix), replannable});
   }
 
+  // ---- how a use is used (LoweringUses.cpp) -----------------------------------------------
   UseInfo classify(const Expr* e, Frame& f) const;
+  std::optional<UseInfo> classify_step(const Stmt* p, UseWalk& w, Frame& f) const;
+  std::optional<UseInfo> classify_conversion(const Stmt* p, UseWalk& w) const;
+  std::optional<UseInfo> classify_member(const MemberExpr* me, UseWalk& w, Frame& f) const;
+  std::optional<UseInfo> classify_method(const CXXMethodDecl* md, const Expr* call,
+                                         UseWalk& w) const;
+  std::optional<UseInfo> classify_operator_call(const CXXOperatorCallExpr* op, UseWalk& w) const;
+  std::optional<UseInfo> classify_operator(const Stmt* p, UseWalk& w) const;
+  UseInfo classify_declaration(const DeclStmt* ds, const UseWalk& w) const;
+  UseInfo classify_return(const Stmt* ret, Frame& f) const;
+
   Target target_of(const Expr* e, Frame& f);
   Sym eval(const Expr* e, Frame& f);
+  Sym eval_variable(const DeclRefExpr* dre, Frame& f);
+  Sym eval_member(const MemberExpr* me, Frame& f);
+  Sym eval_point_coordinate(const CXXOperatorCallExpr* op, Frame& f);
+  Sym eval_binary(const BinaryOperator* bo, Frame& f);
   void prescan(const Stmt* s, Frame& f);
   void walk(const Stmt* s, Frame& f);
   void on_declref(const DeclRefExpr* dre, Frame& f);
   void on_this(const CXXThisExpr* te, Frame& f);
   void on_outer_use(const DeclRefExpr* dre, const Target& t, Frame& f);
   void on_array_use(const Expr* use, const Target& t, Frame& f);
+  bool name_row_access(const MemberExpr* me, const CXXMemberCallExpr* call, Frame& f,
+                       std::vector<Subscript>& subs);
+  bool on_array_method(const MemberExpr* me, const CXXMemberCallExpr* call, const Target& t);
+  void on_whole_array_use(const Expr* use, const Stmt* p, const Target& t, Frame& f);
+  void record_array_access(const Expr* access, std::vector<Subscript> subs, const Target& t,
+                           Frame& f);
   void on_call(const CallExpr* call, Frame& f);
   void on_decl(const VarDecl* vd, Frame& f);
   int add_access(const Target& t, bool write, std::vector<Subscript> subs, const Expr* at);
