@@ -116,6 +116,7 @@ struct Target {
   std::string expression; ///< row vector: how to name it at the loop
   std::string container;  ///< row vector: "std::vector", "std::array" or "Eigen::Matrix"
   char eigen = 0;         ///< Eigen::Matrix: 'R' row-major, 'C' column-major, 'V' vector
+  bool table = false;     ///< a std::vector<std::vector<T>>: rows `t[row][k]`, staged per loop
 };
 
 class LoopLowering;
@@ -247,6 +248,8 @@ private:
   Target row_vector_member(const MemberExpr* me, const FieldDecl* fd, Frame& f) const;
   bool names_loop_object(const Expr* base, const Frame& f) const;
   void on_row_vector_use(const Expr* use, const Stmt* parent, const Target& t, Frame& f);
+  void on_table_use(const Expr* use, const Stmt* parent, const Target& t, Frame& f);
+  bool on_table_row(const CXXOperatorCallExpr* row, const Target& t, Frame& f);
   std::vector<Subscript> row_vector_subscripts(const Expr* index, const Target& t, Frame& f);
   bool split_row_index(const Expr* index, Frame& f, Sym& row, Offset& stride);
   bool whole_row_index(const Expr* index, Frame& f, Sym& row, Offset& stride);
@@ -304,6 +307,7 @@ private:
   std::map<std::string, Offset> row_strides_;
   std::map<std::string, std::string> row_expressions_;
   std::set<std::string> eigen_arrays_; ///< the containers that are Eigen matrices
+  std::set<std::string> tables_;       ///< the containers that are vectors of vectors
   std::map<std::string, std::pair<std::string, SourceLocation>> container_misuse_;
 };
 } // namespace rotor::frontend::lowering
