@@ -619,7 +619,27 @@ void LoopLowering::on_outer_use(const DeclRefExpr* dre, const Target& t, Frame& 
   }
 }
 
+/// A reference declared outside the loop that may point into an array the loop writes (`auto& row0
+/// = nw[0]`, `const float& x = A(0, 0)`, `auto& W2 = W`): Rotor does not follow it, so the body
+/// could read an element another worker or rank is changing (or, for a staged table, the stale
+/// table). Its uses count as reads through an outside pointer: they block a loop that writes.
+void LoopLowering::note_outer_reference(const DeclRefExpr* dre, Frame& f) {
+  const auto* vd = dyn_cast<VarDecl>(dre->getDecl());
+  if (vd == nullptr || isa<ParmVarDecl>(vd) || !vd->getType()->isReferenceType() ||
+      vd == range_decl_ || inside_loop(vd->getLocation()) ||
+      (f.fn != nullptr && vd->getParentFunctionOrMethod() == f.fn)) {
+    return;
+  }
+  const QualType pointee = vd->getType().getNonReferenceType();
+  if (pointee->isArithmeticType() || is_dist_array(pointee) ||
+      container_target(pointee).kind == Target::array_k) {
+    outside_pointer_reads_.emplace_back("'" + vd->getNameAsString() + "', a reference",
+                                        dre->getBeginLoc());
+  }
+}
+
 void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
+  note_outer_reference(dre, f);
   const Target t = target_of(dre, f);
   if (&f == body_frame_ && t.decl != nullptr && t.kind != Target::local_k) {
     named_in_body_.insert(t.decl);
@@ -929,7 +949,7 @@ void LoopLowering::walk(const Stmt* s, Frame& f) {
 void LoopLowering::check_pointer_read(const Expr* pointer, const Stmt* at, Frame& f) {
   const Target t = pointee_of(pointer, f);
   if (t.kind == Target::unknown_k && t.from_outside) {
-    outside_pointer_reads_.emplace_back(describe(t), at->getBeginLoc());
+    outside_pointer_reads_.emplace_back("'" + describe(t) + "', a pointer", at->getBeginLoc());
   }
 }
 
@@ -1005,8 +1025,8 @@ void LoopLowering::block_unsafe_leftovers() {
   if (writes && !outside_pointer_reads_.empty()) {
     const auto& [name, loc] = outside_pointer_reads_.front();
     escape(analysis::Escape::Kind::pointer_taken,
-           "reads through '" + name +
-               "', a pointer from outside the loop (it may point into an array the loop writes)",
+           "reads through " + name +
+               " from outside the loop (it may point into an array the loop writes)",
            loc);
   }
   if (m.ordered) {

@@ -212,6 +212,7 @@ private:
   void prescan(const Stmt* s, Frame& f);
   void walk(const Stmt* s, Frame& f);
   void on_declref(const DeclRefExpr* dre, Frame& f);
+  void note_outer_reference(const DeclRefExpr* dre, Frame& f);
   void on_this(const CXXThisExpr* te, Frame& f);
   void on_outer_use(const DeclRefExpr* dre, const Target& t, Frame& f);
   void on_array_use(const Expr* use, const Target& t, Frame& f);
