@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rotor::codegen {
@@ -108,7 +109,15 @@ private:
 template <class T, class RowAlloc, class Alloc> class StagedTable {
 public:
   using Table = std::vector<std::vector<T, RowAlloc>, Alloc>;
-  explicit StagedTable(Table& table) : table_(table), lengths_(table.size()) {
+  explicit StagedTable(Table& table) : table_(table) {
+    auto& live = detail_staged_tables();
+    for (const auto& [address, staged] : live) {
+      if (address == &table) { // the same table under a second name: share the first staging
+        leader_ = static_cast<StagedTable*>(staged);
+        return;
+      }
+    }
+    lengths_.resize(table.size());
     std::int64_t width = 0;
     for (std::size_t r = 0; r < table.size(); ++r) {
       lengths_[r] = static_cast<std::int64_t>(table[r].size());
@@ -118,8 +127,16 @@ public:
     for (std::size_t r = 0; r < table.size(); ++r) {
       std::copy(table[r].begin(), table[r].end(), staged_.data() + r * width);
     }
+    live.emplace_back(&table, this);
   }
   ~StagedTable() {
+    if (leader_ != nullptr) {
+      return;
+    }
+    auto& live = detail_staged_tables();
+    live.erase(std::remove_if(live.begin(), live.end(),
+                              [&](const auto& entry) { return entry.second == this; }),
+               live.end());
     const std::int64_t width = staged_.cols();
     for (std::size_t r = 0; r < table_.size() && r < lengths_.size(); ++r) {
       const T* row = staged_.data() + r * width;
@@ -129,12 +146,23 @@ public:
   StagedTable(const StagedTable&) = delete;
   StagedTable& operator=(const StagedTable&) = delete;
 
-  /// The array the runtime gets (bound in the loop's array tuple).
-  DistArray<T, 2>& array() { return staged_; }
-  const std::vector<std::int64_t>& lengths() const { return lengths_; }
+  /// The array the runtime gets (bound in the loop's array tuple). A table bound under two names
+  /// (two reference parameters to one table) gives both the same array: the runtime sees one
+  /// array bound twice and runs the loop serially.
+  DistArray<T, 2>& array() { return leader_ != nullptr ? leader_->staged_ : staged_; }
+  const std::vector<std::int64_t>& lengths() const {
+    return leader_ != nullptr ? leader_->lengths_ : lengths_;
+  }
 
 private:
+  /// The tables staged on this thread now (table address, its StagedTable).
+  static std::vector<std::pair<const void*, void*>>& detail_staged_tables() {
+    static thread_local std::vector<std::pair<const void*, void*>> live;
+    return live;
+  }
+
   Table& table_;
+  StagedTable* leader_ = nullptr; ///< the first staging of the same table, if any
   std::vector<std::int64_t> lengths_;
   DistArray<T, 2> staged_;
 };
