@@ -619,10 +619,33 @@ void LoopLowering::on_outer_use(const DeclRefExpr* dre, const Target& t, Frame& 
   }
 }
 
+namespace {
+
+/// `x` or `cfg.lr` (fields, no `->`) on a variable that is not a reference: what a reference bound
+/// to it names is that variable's own storage, never an array element.
+bool names_plain_storage(const Expr* init) {
+  const Expr* e = init->IgnoreParenImpCasts();
+  while (const auto* me = dyn_cast<MemberExpr>(e)) {
+    if (me->isArrow() || !isa<FieldDecl>(me->getMemberDecl())) {
+      return false;
+    }
+    e = me->getBase()->IgnoreParenImpCasts();
+  }
+  const auto* dre = dyn_cast<DeclRefExpr>(e);
+  const auto* vd = dre != nullptr ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
+  return vd != nullptr && !vd->getType()->isReferenceType() && !vd->getType()->isPointerType() &&
+         (vd->getType()->isArithmeticType() || vd->getType()->isStructureOrClassType());
+}
+
+} // namespace
+
 /// A reference declared outside the loop that may point into an array the loop writes (`auto& row0
-/// = nw[0]`, `const float& x = A(0, 0)`, `auto& W2 = W`): Rotor does not follow it, so the body
-/// could read an element another worker or rank is changing (or, for a staged table, the stale
-/// table). Its uses count as reads through an outside pointer: they block a loop that writes.
+/// = nw[0]`, `const float& x = A(0, 0)`, `auto& W2 = W` read only): Rotor does not follow it, so
+/// the body could read an element another worker or rank is changing (or, for a staged table, the
+/// stale table). Uses of such an arithmetic reference (unless bound to a plain variable or its
+/// field, `const float& lr = cfg.lr`) or of a plain-container reference the loop does not bind
+/// (settle_outer_references) count as reads through an outside pointer: they block a loop that
+/// writes. A DistArray reference is bound like the DistArray (the runtime sees the object).
 void LoopLowering::note_outer_reference(const DeclRefExpr* dre, Frame& f) {
   const auto* vd = dyn_cast<VarDecl>(dre->getDecl());
   if (vd == nullptr || isa<ParmVarDecl>(vd) || !vd->getType()->isReferenceType() ||
@@ -631,10 +654,25 @@ void LoopLowering::note_outer_reference(const DeclRefExpr* dre, Frame& f) {
     return;
   }
   const QualType pointee = vd->getType().getNonReferenceType();
-  if (pointee->isArithmeticType() || is_dist_array(pointee) ||
-      container_target(pointee).kind == Target::array_k) {
-    outside_pointer_reads_.emplace_back("'" + vd->getNameAsString() + "', a reference",
-                                        dre->getBeginLoc());
+  const bool arithmetic = pointee->isArithmeticType() &&
+                          (vd->getInit() == nullptr || !names_plain_storage(vd->getInit()));
+  if (arithmetic || container_target(pointee).kind == Target::array_k) {
+    outside_references_.emplace_back(vd, dre->getBeginLoc());
+  }
+}
+
+/// After the walk: the outside references that may alias an array the loop writes (see
+/// note_outer_reference) become reads through outside pointers, unless they name a container the
+/// loop writes (it is bound, or its misuse blocks: the runtime sees the memory of what it binds).
+void LoopLowering::settle_outer_references() {
+  const auto& accesses = out_.model.accesses;
+  for (const auto& [vd, loc] : outside_references_) {
+    const std::string name = vd->getNameAsString();
+    const bool bound = std::any_of(accesses.begin(), accesses.end(),
+                                   [&](const auto& a) { return a.array == name && a.write; });
+    if (!bound) {
+      outside_pointer_reads_.emplace_back("'" + name + "', a reference", loc);
+    }
   }
 }
 
@@ -1078,6 +1116,7 @@ LoweredLoop LoopLowering::run() {
     out_.writes_records = !written_fields_.empty() && loop_var_->getType()->isReferenceType() &&
                           !loop_var_->getType().getNonReferenceType().isConstQualified();
   }
+  settle_outer_references();
   block_unsafe_leftovers();
   settle_containers();
   for (const SourceLocation& b : out_.breaks) {

@@ -415,6 +415,38 @@ TEST(Lowering, TableMisuseStaysSerial) {
   EXPECT_EQ(r.rewritten.find("stage_table"), std::string::npos);
 }
 
+// A reference declared outside the loop is not followed: one that may point into an array the
+// loop writes blocks it (an element, a container only read); one to a plain variable's field, or
+// to a container the loop writes (bound: the runtime sees its memory), does not.
+TEST(Lowering, OutsideReferences) {
+  FileResult r = lower(R"(
+#include <vector>
+struct Config { float lr; };
+void f(rotor::Dataset<Rating>& ratings, std::vector<float>& W, rotor::DistArray<float, 2>& A,
+       Config cfg) {
+  const float& lr = cfg.lr;
+  auto& Wr = W;
+  const float& first = W[0];
+  const float& a00 = A(0, 0);
+  const auto& Wc = W;
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) { Wr[r.user] += lr; }
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) { W[r.user] += first; }
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) { A(r.user, 0) += a00; }
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) { W[r.user] += Wc[0]; }
+}
+)");
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 4u);
+  EXPECT_EQ(r.loops[0].plan.kind, rotor::analysis::PlanKind::one_d);
+  EXPECT_EQ(r.loops[1].plan.kind, rotor::analysis::PlanKind::serial);
+  EXPECT_EQ(r.loops[2].plan.kind, rotor::analysis::PlanKind::serial);
+  EXPECT_EQ(r.loops[3].plan.kind, rotor::analysis::PlanKind::serial);
+}
+
 // Eigen matrices are modelled in their memory order: a column-major matrix's row is the view's
 // second dimension, a row-major matrix's row its first.
 TEST(Lowering, EigenMatrixInMemoryOrder) {
