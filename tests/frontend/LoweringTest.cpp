@@ -377,9 +377,9 @@ void f(rotor::Dataset<Rating>& ratings, std::vector<std::vector<int>>& nw, int k
   EXPECT_NE(r.rewritten.find("auto rotor_view_nw = ::rotor::codegen::stage_table(nw);"),
             std::string::npos);
   EXPECT_NE(r.rewritten.find("std::tie(rotor_view_nw.array())"), std::string::npos);
-  EXPECT_NE(r.rewritten.find(
-                "auto nw = ::rotor::codegen::staged_rows(rotor_view_nw, rotor_table_nw);"),
-            std::string::npos);
+  EXPECT_NE(
+      r.rewritten.find("auto nw = ::rotor::codegen::staged_rows(rotor_view_nw, rotor_table_nw);"),
+      std::string::npos);
 }
 
 // A table row reached other than by t[row][k] / t[row].size(), or a row the analysis cannot
@@ -397,7 +397,8 @@ TEST(Lowering, TableMisuseStaysSerial) {
       "nw[r.user][0] += 1; [=]() mutable { nw[r.user][0] += 1; }();",
       "[nw]() mutable { nw[0][0] += 1; }();",
       "for (auto& x : nw[r.user]) x += 1;"};
-  std::string source = "#include <vector>\nvoid g(std::vector<std::vector<int>>& t) { t[0][0] = 1; }\n";
+  std::string source =
+      "#include <vector>\nvoid g(std::vector<std::vector<int>>& t) { t[0][0] = 1; }\n";
   for (std::size_t i = 0; i < cases.size(); ++i) {
     source += "void f" + std::to_string(i) +
               "(rotor::Dataset<Rating>& ratings, std::vector<std::vector<int>>& nw, "
