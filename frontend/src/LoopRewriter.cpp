@@ -247,8 +247,18 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   }
   std::vector<std::string> arrays;
   std::vector<std::string> params;
+  std::string tables; // declarations of the body's names of staged tables
   for (const auto& a : m.arrays) {
     if (!is_bound(lowered, plan, a.name)) {
+      continue;
+    }
+    if (const LoweredLoop::RowVector* rv = row_vector(lowered, a.name);
+        rv != nullptr && rv->table) {
+      // The body's name of the table is a local over the staged rows the executor gives it.
+      arrays.push_back("rotor_view_" + a.name + ".array()");
+      params.push_back("auto& rotor_table_" + a.name);
+      tables += (" auto " + a.name + " = ::rotor::codegen::staged_rows(rotor_view_" + a.name +
+                 ", rotor_table_" + a.name + ");");
       continue;
     }
     if (row_vector(lowered, a.name) != nullptr) {
@@ -286,7 +296,7 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   }
   params.insert(params.begin(), first_param);
   head << indent << "    [&](" << join(params) << ")" << (returns_bool ? " -> bool" : "") << " {"
-       << prologue;
+       << prologue << tables;
   for (const std::string& unused : lowered.unused_in_body) {
     head << " (void)" << unused << ";";
   }

@@ -88,239 +88,6 @@ bool is_nonconst_ref(QualType t) {
   return t->isReferenceType() && !t.getNonReferenceType().isConstQualified();
 }
 
-// ---- use classification -------------------------------------------------------------------
-
-UseInfo LoopLowering::classify(const Expr* e, Frame& f) const {
-  const Stmt* cur = e;
-  bool direct = true;
-  bool through_conditional = false;
-  for (int guard = 0; guard < 64; ++guard) {
-    const Stmt* p = f.parents->getParent(cur);
-    if (p == nullptr) {
-      return {Use::read};
-    }
-    if (const auto* ice = dyn_cast<ImplicitCastExpr>(p)) {
-      if (ice->getCastKind() == CK_LValueToRValue) {
-        return {Use::read};
-      }
-      if (ice->getCastKind() == CK_ArrayToPointerDecay) {
-        return {Use::address};
-      }
-      cur = p;
-      continue;
-    }
-    if (const auto* co = dyn_cast<ConditionalOperator>(p)) {
-      if (co->getCond() == cur) {
-        return {Use::read};
-      }
-      through_conditional = true; // either branch may be the one used
-      cur = p;
-      continue;
-    }
-    if (isa<ParenExpr, MaterializeTemporaryExpr, ExprWithCleanups, CXXBindTemporaryExpr>(p)) {
-      cur = p;
-      continue;
-    }
-    if (const auto* cast = dyn_cast<ExplicitCastExpr>(p)) {
-      if (is_nonconst_ref(cast->getTypeAsWritten())) {
-        cur = p;
-        continue;
-      }
-      return {Use::read};
-    }
-    const auto method_use = [&](const CXXMethodDecl* md, const Expr* call) -> int {
-      // 0: read, 1: write, 2: plus_minus, 3: address, 4: continue from the call
-      if (md->getNameAsString() == "data") {
-        return 3;
-      }
-      const OverloadedOperatorKind op = md->getOverloadedOperator();
-      if (op == OO_PlusEqual || op == OO_MinusEqual) {
-        return direct ? 2 : 1;
-      }
-      if (is_modifying_operator(op)) {
-        return 1;
-      }
-      if (md->isConst() || md->isStatic()) {
-        return 0;
-      }
-      const std::string name = md->getNameAsString();
-      if (op == OO_Subscript && !is_element_accessor(md) && !analysable_callee(md)) {
-        return 1; // a map's operator[] inserts
-      }
-      if (op == OO_Call || op == OO_Subscript || name == "coeffRef" || name == "at" ||
-          name == "front" || name == "back" || name == "operator*") {
-        if (call != nullptr && md->getReturnType()->isReferenceType()) {
-          return 4;
-        }
-        if (md->getReturnType()->isReferenceType()) {
-          return 1;
-        }
-        // By value: an element accessor reads (vector<bool>'s proxy is followed by the write
-        // check); any other non-const call operator (an engine, a distribution, a mutable
-        // lambda) changes its object.
-        return is_element_accessor(md) || is_rotor_decl(md) ? 0 : 1;
-      }
-      return 1;
-    };
-    const auto from_code = [&](int code, const Expr* call) -> std::optional<UseInfo> {
-      switch (code) {
-      case 0:
-        return UseInfo{Use::read};
-      case 1:
-        return UseInfo{Use::write};
-      case 2:
-        return UseInfo{Use::plus_minus};
-      case 3:
-        return UseInfo{Use::address};
-      default:
-        cur = call;
-        direct = false;
-        return std::nullopt;
-      }
-    };
-    if (const auto* me = dyn_cast<MemberExpr>(p)) {
-      if (isa<FieldDecl>(me->getMemberDecl())) {
-        cur = p;
-        direct = false;
-        continue;
-      }
-      if (const auto* md = dyn_cast<CXXMethodDecl>(me->getMemberDecl())) {
-        const auto* call = dyn_cast_or_null<Expr>(f.parents->getParent(p));
-        if (auto r = from_code(method_use(md, call), call)) {
-          return *r;
-        }
-        continue;
-      }
-      return {Use::read};
-    }
-    const auto param_use = [&](const FunctionDecl* fd, unsigned i) -> UseInfo {
-      if (fd == nullptr) {
-        return {Use::write};
-      }
-      if (i >= fd->getNumParams()) {
-        return {Use::read};
-      }
-      const QualType t = fd->getParamDecl(i)->getType();
-      if (t->isReferenceType()) {
-        return t.getNonReferenceType().isConstQualified() ? UseInfo{Use::read}
-                                                          : UseInfo{Use::write};
-      }
-      if (t->isPointerType() && !t->getPointeeType().isConstQualified()) {
-        return {Use::write};
-      }
-      return {Use::read};
-    };
-    if (const auto* op = dyn_cast<CXXOperatorCallExpr>(p)) {
-      unsigned i = 0;
-      while (i < op->getNumArgs() && op->getArg(i) != cur) {
-        ++i;
-      }
-      if (i == op->getNumArgs()) {
-        return {Use::read}; // the callee itself
-      }
-      const FunctionDecl* fd = op->getDirectCallee();
-      if (const auto* md = dyn_cast_or_null<CXXMethodDecl>(fd)) {
-        if (i == 0) {
-          if (auto r = from_code(method_use(md, op), op)) {
-            return *r;
-          }
-          continue;
-        }
-        return param_use(md, i - 1);
-      }
-      if (fd != nullptr && is_modifying_operator(op->getOperator()) && i == 0) {
-        return {Use::write};
-      }
-      return param_use(fd, i);
-    }
-    if (const auto* call = dyn_cast<CallExpr>(p)) {
-      for (unsigned i = 0; i < call->getNumArgs(); ++i) {
-        if (call->getArg(i) == cur) {
-          return param_use(call->getDirectCallee(), i);
-        }
-      }
-      return {Use::read};
-    }
-    if (const auto* ctor = dyn_cast<CXXConstructExpr>(p)) {
-      for (unsigned i = 0; i < ctor->getNumArgs(); ++i) {
-        if (ctor->getArg(i) == cur) {
-          return param_use(ctor->getConstructor(), i);
-        }
-      }
-      return {Use::read};
-    }
-    if (const auto* bo = dyn_cast<BinaryOperator>(p)) {
-      if (bo->isAssignmentOp() && bo->getLHS() == cur) {
-        if ((bo->getOpcode() == BO_AddAssign || bo->getOpcode() == BO_SubAssign) && direct) {
-          return {Use::plus_minus};
-        }
-        return {Use::write};
-      }
-      if (bo->getOpcode() == BO_Comma && bo->getRHS() == cur) {
-        cur = p;
-        continue;
-      }
-      return {Use::read};
-    }
-    if (const auto* uo = dyn_cast<UnaryOperator>(p)) {
-      if (uo->getOpcode() == UO_Deref) {
-        cur = p;
-        direct = false;
-        continue;
-      }
-      if (uo->getOpcode() == UO_AddrOf) {
-        return {Use::address};
-      }
-      return uo->isIncrementDecrementOp() ? UseInfo{Use::write} : UseInfo{Use::read};
-    }
-    if (const auto* ase = dyn_cast<ArraySubscriptExpr>(p)) {
-      if (ase->getBase() == cur) {
-        cur = p;
-        direct = false;
-        continue;
-      }
-      return {Use::read};
-    }
-    if (const auto* ds = dyn_cast<DeclStmt>(p)) {
-      for (const Decl* d : ds->decls()) {
-        if (const auto* vd = dyn_cast<VarDecl>(d); vd != nullptr && vd->getInit() == cur) {
-          if (vd->getType()->isReferenceType()) {
-            return vd->getType().getNonReferenceType().isConstQualified() ? UseInfo{Use::read}
-                                                                          : UseInfo{Use::write};
-          }
-          if (through_conditional) {
-            return {Use::write}; // `auto r = c ? W.row(u) : H.row(i)`: no single alias
-          }
-          return {Use::alias_init, vd};
-        }
-      }
-      return {Use::read};
-    }
-    if (isa<ReturnStmt>(p)) {
-      const FunctionDecl* fn = f.fn;
-      for (const Stmt* q = f.parents->getParent(p); q != nullptr; q = f.parents->getParent(q)) {
-        if (const auto* lambda = dyn_cast<LambdaExpr>(q)) {
-          fn = lambda->getCallOperator(); // a lambda written in the loop returns it
-          break;
-        }
-      }
-      if (fn == nullptr) {
-        return {Use::read};
-      }
-      // A mutable reference, or a view returned by value (an Eigen row map, an iterator): the
-      // caller may write through it.
-      const QualType rt = fn->getReturnType();
-      const bool view = rt->isRecordType() && !owns_elements(rt) && !is_dist_array(rt);
-      return is_nonconst_ref(rt) || view ? UseInfo{Use::write} : UseInfo{Use::read};
-    }
-    if (isa<InitListExpr, LambdaExpr, CXXStdInitializerListExpr>(p) || !isa<Expr>(p)) {
-      return {Use::read};
-    }
-    return {Use::write}; // unsure
-  }
-  return {Use::write};
-}
-
 // ---- what an expression names ---------------------------------------------------------------
 
 Target LoopLowering::target_of(const Expr* e, Frame& f) {
@@ -457,101 +224,118 @@ Sym LoopLowering::eval(const Expr* e, Frame& f) {
     return eval(cast->getSubExpr(), f);
   }
   if (const auto* dre = dyn_cast<DeclRefExpr>(e)) {
-    const ValueDecl* d = dre->getDecl();
-    if (auto it = f.ints.find(d); it != f.ints.end()) {
-      return mutated_.count(d) && !inductions_.count(d) ? Sym::unknown() : it->second;
-    }
-    if (const auto* pvd = dyn_cast<ParmVarDecl>(d)) {
-      if (auto it = f.args.find(pvd); it != f.args.end()) {
-        return mutated_.count(d) ? Sym::unknown() : eval(it->second.first, *it->second.second);
-      }
-    }
-    Target t = target_of(dre, f);
-    if (t.kind == Target::binding_k) {
-      return mutated_.count(d) ? Sym::unknown() : Sym::key(t.field);
-    }
-    if (t.kind == Target::outer_k && !mutated_.count(d) && d->getType()->isIntegerType()) {
-      return Sym::symbol(symbol_name(d));
-    }
-    if (t.kind == Target::local_k && inductions_.count(d)) {
-      return Sym::whole();
-    }
-    return Sym::unknown();
+    return eval_variable(dre, f);
   }
   if (const auto* me = dyn_cast<MemberExpr>(e)) {
-    Target base = target_of(me->getBase(), f);
-    if (base.kind == Target::record_k) {
-      const auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
-      auto it = std::find(key_fields_.begin(), key_fields_.end(), fd);
-      if (fd != nullptr && it != key_fields_.end()) {
-        return Sym::key(static_cast<int>(it - key_fields_.begin()));
-      }
-    }
-    // An integer member of the loop's own object: loop-invariant, since a write to it in the
-    // loop blocks the loop (on_this).
-    if (const auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
-        fd != nullptr && fd->getType()->isIntegerType() && names_loop_object(me->getBase(), f)) {
-      return Sym::symbol(symbol_name(fd));
-    }
-    return Sym::unknown();
+    return eval_member(me, f);
   }
   if (const auto* op = dyn_cast<CXXOperatorCallExpr>(e)) {
-    if (op->getOperator() == OO_Subscript && op->getNumArgs() == 2 &&
-        target_of(op->getArg(0), f).kind == Target::point_k) {
-      Sym d = eval(op->getArg(1), f);
-      if (d.kind == Subscript::Kind::constant && d.offset.is_numeric() && d.offset.value >= 0 &&
-          d.offset.value < out_.index_rank) {
-        return Sym::key(static_cast<int>(d.offset.value));
-      }
-    }
-    return Sym::unknown();
+    return eval_point_coordinate(op, f);
   }
   if (const auto* bo = dyn_cast<BinaryOperator>(e)) {
-    Sym a = eval(bo->getLHS(), f);
-    Sym b = eval(bo->getRHS(), f);
-    using K = Subscript::Kind;
-    if (a.kind == K::unknown || b.kind == K::unknown) {
-      return Sym::unknown();
+    return eval_binary(bo, f);
+  }
+  return Sym::unknown();
+}
+
+Sym LoopLowering::eval_variable(const DeclRefExpr* dre, Frame& f) {
+  const ValueDecl* d = dre->getDecl();
+  if (auto it = f.ints.find(d); it != f.ints.end()) {
+    return mutated_.count(d) && !inductions_.count(d) ? Sym::unknown() : it->second;
+  }
+  if (const auto* pvd = dyn_cast<ParmVarDecl>(d)) {
+    if (auto it = f.args.find(pvd); it != f.args.end()) {
+      return mutated_.count(d) ? Sym::unknown() : eval(it->second.first, *it->second.second);
     }
-    if (bo->getType()->isUnsignedIntegerType()) {
-      // `r.a + 0xFFFFFFFFu` wraps: it is r.a - 1, not r.a + 4294967295.
-      const std::uint64_t half = std::uint64_t{1} << (ctx_.getIntWidth(bo->getType()) - 1);
-      for (const Sym* x : {&a, &b}) {
-        if (x->offset.value < 0 || static_cast<std::uint64_t>(x->offset.value) >= half) {
-          return Sym::unknown();
-        }
-      }
+  }
+  Target t = target_of(dre, f);
+  if (t.kind == Target::binding_k) {
+    return mutated_.count(d) ? Sym::unknown() : Sym::key(t.field);
+  }
+  if (t.kind == Target::outer_k && !mutated_.count(d) && d->getType()->isIntegerType()) {
+    return Sym::symbol(symbol_name(d));
+  }
+  if (t.kind == Target::local_k && inductions_.count(d)) {
+    return Sym::whole();
+  }
+  return Sym::unknown();
+}
+
+Sym LoopLowering::eval_member(const MemberExpr* me, Frame& f) {
+  Target base = target_of(me->getBase(), f);
+  if (base.kind == Target::record_k) {
+    const auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
+    auto it = std::find(key_fields_.begin(), key_fields_.end(), fd);
+    if (fd != nullptr && it != key_fields_.end()) {
+      return Sym::key(static_cast<int>(it - key_fields_.begin()));
     }
-    const bool add = bo->getOpcode() == BO_Add;
-    const bool sub = bo->getOpcode() == BO_Sub;
-    if (add || sub) {
-      if (a.kind == K::whole || b.kind == K::whole) {
-        return (a.kind == K::key || b.kind == K::key) ? Sym::whole() : Sym::whole();
-      }
-      Sym out;
-      if (a.kind == K::constant && b.kind == K::constant) {
-        out.kind = K::constant;
-      } else if (a.kind == K::key && b.kind == K::constant) {
-        out.kind = K::key;
-        out.field = a.field;
-      } else if (add && a.kind == K::constant && b.kind == K::key) {
-        out.kind = K::key;
-        out.field = b.field;
-        std::swap(a, b);
-      } else {
+  }
+  // An integer member of the loop's own object: loop-invariant, since a write to it in the
+  // loop blocks the loop (on_this).
+  if (const auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
+      fd != nullptr && fd->getType()->isIntegerType() && names_loop_object(me->getBase(), f)) {
+    return Sym::symbol(symbol_name(fd));
+  }
+  return Sym::unknown();
+}
+
+/// `p[d]` on an IndexSpace loop's point with a constant `d`: key field d.
+Sym LoopLowering::eval_point_coordinate(const CXXOperatorCallExpr* op, Frame& f) {
+  if (op->getOperator() == OO_Subscript && op->getNumArgs() == 2 &&
+      target_of(op->getArg(0), f).kind == Target::point_k) {
+    Sym d = eval(op->getArg(1), f);
+    if (d.kind == Subscript::Kind::constant && d.offset.is_numeric() && d.offset.value >= 0 &&
+        d.offset.value < out_.index_rank) {
+      return Sym::key(static_cast<int>(d.offset.value));
+    }
+  }
+  return Sym::unknown();
+}
+
+Sym LoopLowering::eval_binary(const BinaryOperator* bo, Frame& f) {
+  Sym a = eval(bo->getLHS(), f);
+  Sym b = eval(bo->getRHS(), f);
+  using K = Subscript::Kind;
+  if (a.kind == K::unknown || b.kind == K::unknown) {
+    return Sym::unknown();
+  }
+  if (bo->getType()->isUnsignedIntegerType()) {
+    // `r.a + 0xFFFFFFFFu` wraps: it is r.a - 1, not r.a + 4294967295.
+    const std::uint64_t half = std::uint64_t{1} << (ctx_.getIntWidth(bo->getType()) - 1);
+    for (const Sym* x : {&a, &b}) {
+      if (x->offset.value < 0 || static_cast<std::uint64_t>(x->offset.value) >= half) {
         return Sym::unknown();
       }
-      if (!add_offsets(a.offset, b.offset, add ? 1 : -1, out.offset)) {
-        return Sym::unknown();
-      }
-      return out;
     }
+  }
+  const bool add = bo->getOpcode() == BO_Add;
+  const bool sub = bo->getOpcode() == BO_Sub;
+  if (!add && !sub) {
     if (a.kind != K::key && b.kind != K::key && (a.kind == K::whole || b.kind == K::whole)) {
       return Sym::whole();
     }
     return Sym::unknown();
   }
-  return Sym::unknown();
+  if (a.kind == K::whole || b.kind == K::whole) {
+    return Sym::whole();
+  }
+  Sym out;
+  if (a.kind == K::constant && b.kind == K::constant) {
+    out.kind = K::constant;
+  } else if (a.kind == K::key && b.kind == K::constant) {
+    out.kind = K::key;
+    out.field = a.field;
+  } else if (add && a.kind == K::constant && b.kind == K::key) {
+    out.kind = K::key;
+    out.field = b.field;
+    std::swap(a, b);
+  } else {
+    return Sym::unknown();
+  }
+  if (!add_offsets(a.offset, b.offset, add ? 1 : -1, out.offset)) {
+    return Sym::unknown();
+  }
+  return out;
 }
 
 // ---- pre-scan: what the loop writes ------------------------------------------------------------
@@ -662,58 +446,90 @@ void LoopLowering::on_array_use(const Expr* use, const Target& t, Frame& f) {
     }
     access = op;
   } else if (const auto* me = dyn_cast_or_null<MemberExpr>(p)) {
-    const std::string name = me->getMemberNameInfo().getAsString();
     const auto* call = dyn_cast_or_null<CXXMemberCallExpr>(f.parents->getParent(me));
-    if (name == "extent" || name == "shape" || name == "rows" || name == "cols" || name == "size") {
-      note_array(t);
-      return;
-    }
-    if (name == "data") {
-      note_array(t);
-      out_.used_whole.push_back(t.array);
-      escape(analysis::Escape::Kind::pointer_taken,
-             t.array + ".data() takes a pointer into " + t.array, me->getBeginLoc());
-      return;
-    }
-    if (name == "row" && call != nullptr && call->getNumArgs() == 1) {
-      subs.push_back(to_subscript(eval(call->getArg(0), f), text_of(call->getArg(0))));
-      subs.push_back(Subscript::whole());
+    if (name_row_access(me, call, f, subs)) {
       access = call;
-    } else if (call != nullptr) {
-      out_.used_whole.push_back(t.array);
-      const auto* md = call->getMethodDecl();
-      const bool write = md == nullptr || !md->isConst();
-      add_access(t, write, {}, call);
+    } else if (on_array_method(me, call, t)) {
       return;
     }
   }
   if (access == nullptr) {
-    // The array itself is used: passed to a function, copied, bound to a reference.
-    out_.used_whole.push_back(t.array);
-    if (const auto* call = dyn_cast_or_null<CallExpr>(p)) {
-      if (analysable_callee(call->getDirectCallee())) {
-        note_array(t);
-        return; // the callee's accesses are recorded when it is analysed
-      }
-      const UseInfo u = classify(use, f);
-      if (u.use != Use::read) {
-        const FunctionDecl* fd = call->getDirectCallee();
-        escape(analysis::Escape::Kind::unknown_call,
-               t.array + " is passed to '" + (fd ? fd->getNameAsString() : text_of(call)) +
-                   "', whose body is not visible",
-               use->getBeginLoc());
-        add_access(t, true, {}, use);
-        return;
-      }
-    }
-    const UseInfo u = classify(use, f);
-    if (u.use == Use::address) {
-      escape(analysis::Escape::Kind::pointer_taken, "the address of " + t.array + " is taken",
-             use->getBeginLoc());
-    }
-    add_access(t, u.use != Use::read && u.use != Use::alias_init, {}, use);
+    on_whole_array_use(use, p, t, f);
     return;
   }
+  record_array_access(access, std::move(subs), t, f);
+}
+
+/// `W.row(i)`: the subscripts (i, whole).
+bool LoopLowering::name_row_access(const MemberExpr* me, const CXXMemberCallExpr* call, Frame& f,
+                                   std::vector<Subscript>& subs) {
+  if (me->getMemberNameInfo().getAsString() != "row" || call == nullptr ||
+      call->getNumArgs() != 1) {
+    return false;
+  }
+  subs.push_back(to_subscript(eval(call->getArg(0), f), text_of(call->getArg(0))));
+  subs.push_back(Subscript::whole());
+  return true;
+}
+
+/// A member of a DistArray other than `row(i)`: a shape query, `data()` (a pointer taken), or
+/// another method (the whole array, written unless the method is const). False when `me` is a
+/// member that is not called (the array itself is then the use).
+bool LoopLowering::on_array_method(const MemberExpr* me, const CXXMemberCallExpr* call,
+                                   const Target& t) {
+  const std::string name = me->getMemberNameInfo().getAsString();
+  if (name == "extent" || name == "shape" || name == "rows" || name == "cols" || name == "size") {
+    note_array(t);
+    return true;
+  }
+  if (name == "data") {
+    note_array(t);
+    out_.used_whole.push_back(t.array);
+    escape(analysis::Escape::Kind::pointer_taken,
+           t.array + ".data() takes a pointer into " + t.array, me->getBeginLoc());
+    return true;
+  }
+  if (call == nullptr) {
+    return false;
+  }
+  out_.used_whole.push_back(t.array);
+  const auto* md = call->getMethodDecl();
+  const bool write = md == nullptr || !md->isConst();
+  add_access(t, write, {}, call);
+  return true;
+}
+
+/// The array itself is used: passed to a function, copied, bound to a reference.
+void LoopLowering::on_whole_array_use(const Expr* use, const Stmt* p, const Target& t, Frame& f) {
+  out_.used_whole.push_back(t.array);
+  if (const auto* call = dyn_cast_or_null<CallExpr>(p)) {
+    if (analysable_callee(call->getDirectCallee())) {
+      note_array(t);
+      return; // the callee's accesses are recorded when it is analysed
+    }
+    const UseInfo u = classify(use, f);
+    if (u.use != Use::read) {
+      const FunctionDecl* fd = call->getDirectCallee();
+      escape(analysis::Escape::Kind::unknown_call,
+             t.array + " is passed to '" + (fd ? fd->getNameAsString() : text_of(call)) +
+                 "', whose body is not visible",
+             use->getBeginLoc());
+      add_access(t, true, {}, use);
+      return;
+    }
+  }
+  const UseInfo u = classify(use, f);
+  if (u.use == Use::address) {
+    escape(analysis::Escape::Kind::pointer_taken, "the address of " + t.array + " is taken",
+           use->getBeginLoc());
+  }
+  add_access(t, u.use != Use::read && u.use != Use::alias_init, {}, use);
+}
+
+/// An element or row access `W(i, j)`, `W[i]`, `W.row(i)`: recorded; a local initialised by it
+/// (`auto w = W.row(u)`) becomes an alias of the row.
+void LoopLowering::record_array_access(const Expr* access, std::vector<Subscript> subs,
+                                       const Target& t, Frame& f) {
   const UseInfo u = classify(access, f);
   const int index =
       add_access(t, u.use != Use::read && u.use != Use::alias_init, std::move(subs), access);
@@ -803,7 +619,65 @@ void LoopLowering::on_outer_use(const DeclRefExpr* dre, const Target& t, Frame& 
   }
 }
 
+namespace {
+
+/// `x` or `cfg.lr` (fields, no `->`) on a variable that is not a reference: what a reference bound
+/// to it names is that variable's own storage, never an array element.
+bool names_plain_storage(const Expr* init) {
+  const Expr* e = init->IgnoreParenImpCasts();
+  while (const auto* me = dyn_cast<MemberExpr>(e)) {
+    if (me->isArrow() || !isa<FieldDecl>(me->getMemberDecl())) {
+      return false;
+    }
+    e = me->getBase()->IgnoreParenImpCasts();
+  }
+  const auto* dre = dyn_cast<DeclRefExpr>(e);
+  const auto* vd = dre != nullptr ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
+  return vd != nullptr && !vd->getType()->isReferenceType() && !vd->getType()->isPointerType() &&
+         (vd->getType()->isArithmeticType() || vd->getType()->isStructureOrClassType());
+}
+
+} // namespace
+
+/// A reference declared outside the loop that may point into an array the loop writes (`auto& row0
+/// = nw[0]`, `const float& x = A(0, 0)`, `auto& W2 = W` read only): Rotor does not follow it, so
+/// the body could read an element another worker or rank is changing (or, for a staged table, the
+/// stale table). Uses of such an arithmetic reference (unless bound to a plain variable or its
+/// field, `const float& lr = cfg.lr`) or of a plain-container reference the loop does not bind
+/// (settle_outer_references) count as reads through an outside pointer: they block a loop that
+/// writes. A DistArray reference is bound like the DistArray (the runtime sees the object).
+void LoopLowering::note_outer_reference(const DeclRefExpr* dre, Frame& f) {
+  const auto* vd = dyn_cast<VarDecl>(dre->getDecl());
+  if (vd == nullptr || isa<ParmVarDecl>(vd) || !vd->getType()->isReferenceType() ||
+      vd == range_decl_ || inside_loop(vd->getLocation()) ||
+      (f.fn != nullptr && vd->getParentFunctionOrMethod() == f.fn)) {
+    return;
+  }
+  const QualType pointee = vd->getType().getNonReferenceType();
+  const bool arithmetic = pointee->isArithmeticType() &&
+                          (vd->getInit() == nullptr || !names_plain_storage(vd->getInit()));
+  if (arithmetic || container_target(pointee).kind == Target::array_k) {
+    outside_references_.emplace_back(vd, dre->getBeginLoc());
+  }
+}
+
+/// After the walk: the outside references that may alias an array the loop writes (see
+/// note_outer_reference) become reads through outside pointers, unless they name a container the
+/// loop writes (it is bound, or its misuse blocks: the runtime sees the memory of what it binds).
+void LoopLowering::settle_outer_references() {
+  const auto& accesses = out_.model.accesses;
+  for (const auto& [vd, loc] : outside_references_) {
+    const std::string name = vd->getNameAsString();
+    const bool bound = std::any_of(accesses.begin(), accesses.end(),
+                                   [&](const auto& a) { return a.array == name && a.write; });
+    if (!bound) {
+      outside_pointer_reads_.emplace_back("'" + name + "', a reference", loc);
+    }
+  }
+}
+
 void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
+  note_outer_reference(dre, f);
   const Target t = target_of(dre, f);
   if (&f == body_frame_ && t.decl != nullptr && t.kind != Target::local_k) {
     named_in_body_.insert(t.decl);
@@ -1113,7 +987,7 @@ void LoopLowering::walk(const Stmt* s, Frame& f) {
 void LoopLowering::check_pointer_read(const Expr* pointer, const Stmt* at, Frame& f) {
   const Target t = pointee_of(pointer, f);
   if (t.kind == Target::unknown_k && t.from_outside) {
-    outside_pointer_reads_.emplace_back(describe(t), at->getBeginLoc());
+    outside_pointer_reads_.emplace_back("'" + describe(t) + "', a pointer", at->getBeginLoc());
   }
 }
 
@@ -1189,8 +1063,8 @@ void LoopLowering::block_unsafe_leftovers() {
   if (writes && !outside_pointer_reads_.empty()) {
     const auto& [name, loc] = outside_pointer_reads_.front();
     escape(analysis::Escape::Kind::pointer_taken,
-           "reads through '" + name +
-               "', a pointer from outside the loop (it may point into an array the loop writes)",
+           "reads through " + name +
+               " from outside the loop (it may point into an array the loop writes)",
            loc);
   }
   if (m.ordered) {
@@ -1220,55 +1094,19 @@ LoweredLoop LoopLowering::run() {
   if (const auto* dre = dyn_cast<DeclRefExpr>(loop_.getRangeInit()->IgnoreParenImpCasts())) {
     range_decl_ = dre->getDecl();
   }
-
   const QualType range_type = loop_.getRangeInit()->getType();
-  if (const RecordDecl* record = dataset_record(range_type)) {
-    m.space = analysis::SpaceKind::dataset;
-    out_.record_type = record_type_name(ctx_, record);
-  } else if (const int n = index_space_rank(range_type); n > 0) {
-    m.space = analysis::SpaceKind::index_space;
-    out_.index_rank = n;
-    for (int d = 0; d < n; ++d) {
-      m.fields.push_back("i" + std::to_string(d));
-    }
-  } else {
-    error(pragma_.hash, "'#pragma rotor parallel_for' loop is over '" +
-                            range_type.getNonReferenceType().getAsString() +
-                            "', not a rotor::Dataset or rotor::IndexSpace");
+  if (!choose_space(range_type)) {
     return std::move(out_);
   }
 
   Frame body;
   body_frame_ = &body;
   body.parents = std::make_unique<ParentMap>(const_cast<Stmt*>(loop_.getBody()));
-  if (const auto* dd = dyn_cast<DecompositionDecl>(loop_var_)) {
-    int i = 0;
-    for (const BindingDecl* b : dd->bindings()) {
-      out_.bindings.push_back(b->getNameAsString());
-      Target t;
-      t.kind = Target::binding_k;
-      t.decl = b;
-      t.field = i++;
-      body.env[b] = t;
-    }
-    if (out_.index_rank == 0) {
-      error(loop_var_->getLocation(),
-            "structured bindings are supported for rotor::IndexSpace loops only");
-    }
-  }
-
+  bind_structured(body);
   control_flow(loop_.getBody(), 0, 0, 0);
   prescan(loop_.getBody(), body);
-
   if (out_.index_rank == 0) {
-    const RecordDecl* record = dataset_record(range_type);
-    for (const FieldDecl* fd : record->fields()) {
-      const QualType t = fd->getType();
-      if (t->isIntegerType() && !t->isBooleanType() && !written_fields_.count(fd)) {
-        key_fields_.push_back(fd);
-        m.fields.push_back(fd->getNameAsString());
-      }
-    }
+    choose_key_fields(dataset_record(range_type));
   }
   enclosing_method_ = method_of(loop_var_->getDeclContext());
 
@@ -1278,12 +1116,76 @@ LoweredLoop LoopLowering::run() {
     out_.writes_records = !written_fields_.empty() && loop_var_->getType()->isReferenceType() &&
                           !loop_var_->getType().getNonReferenceType().isConstQualified();
   }
+  settle_outer_references();
   block_unsafe_leftovers();
   settle_containers();
-
   for (const SourceLocation& b : out_.breaks) {
     escape(analysis::Escape::Kind::control_flow, "'break' leaves the loop early", b, {}, true);
   }
+  settle_reductions();
+  note_unnamed_arrays();
+  settle_buffered();
+  return std::move(out_);
+}
+
+/// The loop's space from the range's type: a Dataset (its record type) or an IndexSpace (its
+/// rank, fields i0, i1, ...). False, with an error, for anything else.
+bool LoopLowering::choose_space(QualType range_type) {
+  auto& m = out_.model;
+  if (const RecordDecl* record = dataset_record(range_type)) {
+    m.space = analysis::SpaceKind::dataset;
+    out_.record_type = record_type_name(ctx_, record);
+    return true;
+  }
+  if (const int n = index_space_rank(range_type); n > 0) {
+    m.space = analysis::SpaceKind::index_space;
+    out_.index_rank = n;
+    for (int d = 0; d < n; ++d) {
+      m.fields.push_back("i" + std::to_string(d));
+    }
+    return true;
+  }
+  error(pragma_.hash, "'#pragma rotor parallel_for' loop is over '" +
+                          range_type.getNonReferenceType().getAsString() +
+                          "', not a rotor::Dataset or rotor::IndexSpace");
+  return false;
+}
+
+/// `for (auto [i, j] : space)`: each binding is key field i.
+void LoopLowering::bind_structured(Frame& body) {
+  const auto* dd = dyn_cast<DecompositionDecl>(loop_var_);
+  if (dd == nullptr) {
+    return;
+  }
+  int i = 0;
+  for (const BindingDecl* b : dd->bindings()) {
+    out_.bindings.push_back(b->getNameAsString());
+    Target t;
+    t.kind = Target::binding_k;
+    t.decl = b;
+    t.field = i++;
+    body.env[b] = t;
+  }
+  if (out_.index_rank == 0) {
+    error(loop_var_->getLocation(),
+          "structured bindings are supported for rotor::IndexSpace loops only");
+  }
+}
+
+/// A Dataset loop's keys: the record's integer fields the loop does not write.
+void LoopLowering::choose_key_fields(const RecordDecl* record) {
+  for (const FieldDecl* fd : record->fields()) {
+    const QualType t = fd->getType();
+    if (t->isIntegerType() && !t->isBooleanType() && !written_fields_.count(fd)) {
+      key_fields_.push_back(fd);
+      out_.model.fields.push_back(fd->getNameAsString());
+    }
+  }
+}
+
+/// The outside variables changed by `+=`/`-=` (or accumulators) become the model's reductions,
+/// unless also used otherwise (an escape) or misused (blocked_reductions_).
+void LoopLowering::settle_reductions() {
   for (const VarDecl* vd : reduction_order_) {
     if (blocked_reductions_.count(vd)) {
       continue; // misused: the body must see the variable itself (the loop runs serially)
@@ -1300,13 +1202,17 @@ LoweredLoop LoopLowering::run() {
     r.name = vd->getNameAsString();
     r.op = accumulators_.count(vd) ? accumulator_op(vd->getType()) : "+";
     r.loc = loc_of(reduction_loc_[vd]);
-    m.reductions.push_back(r);
+    out_.model.reductions.push_back(r);
     out_.reductions.push_back(r.name);
     if (!named_in_body_.count(vd)) {
       out_.unused_in_body.push_back(r.name);
     }
   }
-  for (const auto& a : m.arrays) {
+}
+
+/// Arrays only a helper names: the body lambda leaves their parameter unnamed.
+void LoopLowering::note_unnamed_arrays() {
+  for (const auto& a : out_.model.arrays) {
     if (row_expressions_.count(a.name)) {
       continue; // a container: its lambda parameter is unnamed, the body names the container
     }
@@ -1318,6 +1224,11 @@ LoweredLoop LoopLowering::run() {
       out_.unused_in_body.push_back(a.name);
     }
   }
+}
+
+/// `buffered(B)` names kept only for arrays the loop uses; a warning for the others.
+void LoopLowering::settle_buffered() {
+  auto& m = out_.model;
   const std::vector<std::string> buffered = m.buffered;
   m.buffered.clear();
   for (const std::string& b : buffered) {
@@ -1329,7 +1240,6 @@ LoweredLoop LoopLowering::run() {
                           "buffered(" + b + "): the loop uses no array named '" + b + "'", file_));
     }
   }
-  return std::move(out_);
 }
 
 } // namespace rotor::frontend::lowering

@@ -39,6 +39,9 @@ struct LoweredLoop {
   struct RowVector {
     std::string name;
     std::string view;
+    /// A std::vector<std::vector<T>> staged for the loop (`view` is a codegen::StagedTable): the
+    /// runtime gets `rotor_view_NAME.array()` and the body a local NAME over the staged rows.
+    bool table = false;
   };
   std::vector<RowVector> row_vectors;
   bool failed = false; ///< an error diagnostic was produced

@@ -134,12 +134,17 @@ Target LoopLowering::container_target(QualType type) const {
   Target t;
   t.element = row_vector_element(ctx_, type);
   if (t.element.empty()) {
+    t.element = table_element(ctx_, type);
+    t.table = !t.element.empty();
+    t.container = "std::vector<std::vector>";
+  }
+  if (t.element.empty()) {
     t.eigen = eigen_layout(ctx_, type, t.element);
     if (t.eigen == 0) {
       return {};
     }
     t.container = "Eigen::Matrix";
-  } else {
+  } else if (!t.table) {
     t.container = row_container_name(type);
   }
   t.kind = Target::array_k;
@@ -188,6 +193,10 @@ void LoopLowering::on_row_vector_use(const Expr* use, const Stmt* parent, const 
     on_eigen_use(use, parent, t, f);
     return;
   }
+  if (t.table) {
+    on_table_use(use, parent, t, f);
+    return;
+  }
   if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent);
       op != nullptr && op->getOperator() == OO_Subscript && op->getNumArgs() == 2 &&
       op->getArg(0) == use) {
@@ -225,6 +234,68 @@ void LoopLowering::on_row_vector_use(const Expr* use, const Stmt* parent, const 
   const UseInfo u = classify(use, f);
   misused_container(t, describe_use(t, text_of(use)), use->getBeginLoc());
   add_access(t, u.use != Use::read && u.use != Use::alias_init, {}, use);
+}
+
+/// A table `std::vector<std::vector<T>> t` (docs/design/containers.md, "Tables"): `t[row][k]` is
+/// the access (row, whole) (any in-bounds k is an element of row `row` only); `t[row].size()`,
+/// `t.size()` and `t.empty()` are shape queries. The body names the staged copy through a local of
+/// the table's name, so only these uses written in the loop body itself are accepted (not in a
+/// helper, not through an explicit `this->`): any other use is a misuse, which blocks the loop
+/// when the loop writes the table.
+void LoopLowering::on_table_use(const Expr* use, const Stmt* parent, const Target& t, Frame& f) {
+  tables_.insert(t.array);
+  const auto* member = dyn_cast<MemberExpr>(use->IgnoreParenImpCasts());
+  const bool named_plainly = &f == body_frame_ && (member == nullptr || member->isImplicitAccess());
+  if (const auto* me = dyn_cast_or_null<MemberExpr>(parent); me != nullptr && named_plainly) {
+    const std::string name = me->getMemberNameInfo().getAsString();
+    if (name == "size" || name == "empty") {
+      return;
+    }
+  }
+  if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent);
+      op != nullptr && named_plainly && op->getOperator() == OO_Subscript &&
+      op->getNumArgs() == 2 && op->getArg(0) == use && on_table_row(op, t, f)) {
+    return;
+  }
+  const std::string how = named_plainly ? text_of(use)
+                                        : text_of(use) + ", outside the loop body "
+                                                         "or through this->";
+  const UseInfo u = classify(use, f);
+  misused_container(t, describe_use(t, how), use->getBeginLoc());
+  add_access(t, u.use != Use::read && u.use != Use::alias_init, {}, use);
+}
+
+/// `t[row]` followed by `[k]` (an element: recorded) or by `.size()` / `.empty()`; false for any
+/// other use of the row (an alias, a method, a copy).
+bool LoopLowering::on_table_row(const CXXOperatorCallExpr* row, const Target& t, Frame& f) {
+  const Stmt* parent = f.parents->getParent(row);
+  const Expr* row_use = row; // `t[row]` with its parentheses and conversions (`.size()`: to const)
+  while (parent != nullptr &&
+         (isa<ParenExpr>(parent) || (isa<ImplicitCastExpr>(parent) &&
+                                     cast<ImplicitCastExpr>(parent)->getCastKind() == CK_NoOp))) {
+    row_use = cast<Expr>(parent);
+    parent = f.parents->getParent(parent);
+  }
+  if (const auto* me = dyn_cast_or_null<MemberExpr>(parent)) {
+    const std::string name = me->getMemberNameInfo().getAsString();
+    return name == "size" || name == "empty";
+  }
+  const auto* element = dyn_cast_or_null<CXXOperatorCallExpr>(parent);
+  if (element == nullptr || element->getOperator() != OO_Subscript || element->getNumArgs() != 2 ||
+      element->getArg(0) != row_use) {
+    return false;
+  }
+  const UseInfo u = classify(element, f);
+  const std::vector<Subscript> subs = {
+      to_subscript(eval(row->getArg(1), f), text_of(row->getArg(1))),
+      Subscript::whole(text_of(element->getArg(1)))};
+  add_access(t, u.use != Use::read && u.use != Use::alias_init, subs, element);
+  if (u.use == Use::address) {
+    escape(analysis::Escape::Kind::pointer_taken,
+           "a pointer into " + t.array + " is taken (" + text_of(element) + ")",
+           element->getBeginLoc());
+  }
+  return true;
 }
 
 /// The subscripts of `v[index]` in the (rows, stride) model: {row, whole} when `index` is
@@ -430,10 +501,12 @@ void LoopLowering::settle_containers() {
       continue;
     }
     if (const auto misuse = container_misuse_.find(name); misuse != container_misuse_.end()) {
+      const std::string shapes =
+          tables_.count(name) ? "t[row][k], t[row].size() and t.size() in the loop body itself"
+                              : "subscripts v[key * stride + j] (0 <= j < stride) and size() in "
+                                "the loop";
       escape(analysis::Escape::Kind::outside_write, misuse->second.first, misuse->second.second,
-             "use '" + name +
-                 "' only through subscripts v[key * stride + j] (0 <= j < stride) and size() "
-                 "in the loop, or make it a rotor::DistArray");
+             "use '" + name + "' only through " + shapes + ", or make it a rotor::DistArray");
     }
     if (std::find(m.buffered.begin(), m.buffered.end(), name) != m.buffered.end()) {
       escape(analysis::Escape::Kind::outside_write,
@@ -442,13 +515,15 @@ void LoopLowering::settle_containers() {
     }
     const auto stride = row_strides_.find(name);
     std::string view;
-    if (eigen_arrays_.count(name)) {
+    if (tables_.count(name)) {
+      view = "::rotor::codegen::stage_table(" + expression + ")";
+    } else if (eigen_arrays_.count(name)) {
       view = "::rotor::codegen::adopt_matrix(" + expression + ")";
     } else if (stride != row_strides_.end()) {
       view = "::rotor::codegen::adopt_rows(" + expression + ", " +
              analysis::offset_text(stride->second, analysis::OffsetStyle::cpp) + ")";
     }
-    out_.row_vectors.push_back({name, view});
+    out_.row_vectors.push_back({name, view, tables_.count(name) != 0});
   }
 }
 

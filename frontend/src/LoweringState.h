@@ -73,6 +73,19 @@ struct UseInfo {
   const VarDecl* var = nullptr; ///< alias_init: the variable
 };
 
+/// Where `classify` is on its walk up from a use to the node that decides how it is used.
+struct UseWalk {
+  const Stmt* cur = nullptr;
+  bool direct = true;               ///< no field, dereference or returned reference in between
+  bool through_conditional = false; ///< through a branch of `?:`
+  /// Goes on from `p` (indirect: through a field, a dereference or a returned reference).
+  std::optional<UseInfo> go_to(const Stmt* p, bool indirect = false) {
+    cur = p;
+    direct = direct && !indirect;
+    return std::nullopt;
+  }
+};
+
 /// What an expression ultimately names.
 struct Target {
   /// none: not memory (a value, a function); unknown_k: memory Rotor cannot tell (a pointer
@@ -103,6 +116,7 @@ struct Target {
   std::string expression; ///< row vector: how to name it at the loop
   std::string container;  ///< row vector: "std::vector", "std::array" or "Eigen::Matrix"
   char eigen = 0;         ///< Eigen::Matrix: 'R' row-major, 'C' column-major, 'V' vector
+  bool table = false;     ///< a std::vector<std::vector<T>>: rows `t[row][k]`, staged per loop
 };
 
 class LoopLowering;
@@ -136,6 +150,13 @@ public:
   LoweredLoop run();
 
 private:
+  bool choose_space(QualType range_type);
+  void bind_structured(Frame& body);
+  void choose_key_fields(const RecordDecl* record);
+  void settle_reductions();
+  void note_unnamed_arrays();
+  void settle_buffered();
+
   // ---- helpers --------------------------------------------------------------------------
   analysis::SourceLoc loc_of(SourceLocation l) const {
     analysis::SourceLoc out;
@@ -170,15 +191,38 @@ private:
     out_.model.escapes.push_back({kind, std::move(what), loc_of(loc), std::move(fix), replannable});
   }
 
+  // ---- how a use is used (LoweringUses.cpp) -----------------------------------------------
   UseInfo classify(const Expr* e, Frame& f) const;
+  std::optional<UseInfo> classify_step(const Stmt* p, UseWalk& w, Frame& f) const;
+  std::optional<UseInfo> classify_conversion(const Stmt* p, UseWalk& w) const;
+  std::optional<UseInfo> classify_member(const MemberExpr* me, UseWalk& w, Frame& f) const;
+  std::optional<UseInfo> classify_method(const CXXMethodDecl* md, const Expr* call,
+                                         UseWalk& w) const;
+  std::optional<UseInfo> classify_operator_call(const CXXOperatorCallExpr* op, UseWalk& w) const;
+  std::optional<UseInfo> classify_operator(const Stmt* p, UseWalk& w) const;
+  UseInfo classify_declaration(const DeclStmt* ds, const UseWalk& w) const;
+  UseInfo classify_return(const Stmt* ret, Frame& f) const;
+
   Target target_of(const Expr* e, Frame& f);
   Sym eval(const Expr* e, Frame& f);
+  Sym eval_variable(const DeclRefExpr* dre, Frame& f);
+  Sym eval_member(const MemberExpr* me, Frame& f);
+  Sym eval_point_coordinate(const CXXOperatorCallExpr* op, Frame& f);
+  Sym eval_binary(const BinaryOperator* bo, Frame& f);
   void prescan(const Stmt* s, Frame& f);
   void walk(const Stmt* s, Frame& f);
   void on_declref(const DeclRefExpr* dre, Frame& f);
+  void note_outer_reference(const DeclRefExpr* dre, Frame& f);
+  void settle_outer_references();
   void on_this(const CXXThisExpr* te, Frame& f);
   void on_outer_use(const DeclRefExpr* dre, const Target& t, Frame& f);
   void on_array_use(const Expr* use, const Target& t, Frame& f);
+  bool name_row_access(const MemberExpr* me, const CXXMemberCallExpr* call, Frame& f,
+                       std::vector<Subscript>& subs);
+  bool on_array_method(const MemberExpr* me, const CXXMemberCallExpr* call, const Target& t);
+  void on_whole_array_use(const Expr* use, const Stmt* p, const Target& t, Frame& f);
+  void record_array_access(const Expr* access, std::vector<Subscript> subs, const Target& t,
+                           Frame& f);
   void on_call(const CallExpr* call, Frame& f);
   void on_decl(const VarDecl* vd, Frame& f);
   int add_access(const Target& t, bool write, std::vector<Subscript> subs, const Expr* at);
@@ -206,6 +250,8 @@ private:
   Target row_vector_member(const MemberExpr* me, const FieldDecl* fd, Frame& f) const;
   bool names_loop_object(const Expr* base, const Frame& f) const;
   void on_row_vector_use(const Expr* use, const Stmt* parent, const Target& t, Frame& f);
+  void on_table_use(const Expr* use, const Stmt* parent, const Target& t, Frame& f);
+  bool on_table_row(const CXXOperatorCallExpr* row, const Target& t, Frame& f);
   std::vector<Subscript> row_vector_subscripts(const Expr* index, const Target& t, Frame& f);
   bool split_row_index(const Expr* index, Frame& f, Sym& row, Offset& stride);
   bool whole_row_index(const Expr* index, Frame& f, Sym& row, Offset& stride);
@@ -255,6 +301,8 @@ private:
   const CXXMethodDecl* enclosing_method_ = nullptr; ///< the loop is in this member function
   std::map<std::string, const ValueDecl*> symbols_; ///< loop-invariant symbols by name
   std::vector<std::pair<std::string, SourceLocation>> outside_pointer_reads_;
+  /// References declared outside the loop that may point into an array (note_outer_reference).
+  std::vector<std::pair<const VarDecl*, SourceLocation>> outside_references_;
   std::set<const VarDecl*> blocked_reductions_; ///< misused reductions: not bound as partials
   std::map<const ValueDecl*, const ForStmt*> induction_loops_; ///< inductions: their `for`
   /// Row vectors: the stride of their first analysed subscript, how to name them at the loop,
@@ -263,6 +311,7 @@ private:
   std::map<std::string, Offset> row_strides_;
   std::map<std::string, std::string> row_expressions_;
   std::set<std::string> eigen_arrays_; ///< the containers that are Eigen matrices
+  std::set<std::string> tables_;       ///< the containers that are vectors of vectors
   std::map<std::string, std::pair<std::string, SourceLocation>> container_misuse_;
 };
 } // namespace rotor::frontend::lowering

@@ -97,6 +97,23 @@ std::string row_vector_element(const ASTContext& ctx, QualType t) {
   return supported_element(ctx, spec->getTemplateArgs()[0].getAsType());
 }
 
+std::string table_element(const ASTContext& ctx, QualType t) {
+  const auto* spec = specialization_of(t);
+  if (spec == nullptr ||
+      spec->getSpecializedTemplate()->getQualifiedNameAsString() != "std::vector" ||
+      spec->getTemplateArgs().size() < 1 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type) {
+    return "";
+  }
+  const QualType row = spec->getTemplateArgs()[0].getAsType();
+  const auto* row_spec = specialization_of(row);
+  if (row_spec == nullptr ||
+      row_spec->getSpecializedTemplate()->getQualifiedNameAsString() != "std::vector") {
+    return "";
+  }
+  return row_vector_element(ctx, row);
+}
+
 char eigen_layout(const ASTContext& ctx, QualType t, std::string& element) {
   const auto* spec = specialization_of(t);
   if (spec == nullptr ||

@@ -20,6 +20,9 @@ std::string dist_array_element(clang::QualType t);
 /// (T float, double or a 32- or 64-bit integer): T as written; otherwise "". Such a container,
 /// used as rows `v[key * stride + j]`, is a parameter array (docs/design/containers.md).
 std::string row_vector_element(const clang::ASTContext& ctx, clang::QualType t);
+/// T as written for a `std::vector<std::vector<T>>` (a table of rows; T as for
+/// row_vector_element); otherwise "".
+std::string table_element(const clang::ASTContext& ctx, clang::QualType t);
 /// "std::vector" or "std::array" for a type row_vector_element accepts.
 std::string row_container_name(clang::QualType t);
 /// An `Eigen::Matrix<T, ...>` with T as for row_vector_element: 'R' (row-major matrix), 'C'

@@ -16,10 +16,12 @@
 #include "Validate.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace rotor::detail {
 
@@ -132,11 +134,29 @@ void restore_reductions(LoopFrame& frame, const std::vector<char>& bytes) {
   }
 }
 
+/// The bytes of a bound array's elements: [first, second).
+std::pair<std::uintptr_t, std::uintptr_t> array_bytes(const ArrayBinding& b) {
+  std::size_t count = 1;
+  for (const std::int64_t e : b.shape) {
+    count *= static_cast<std::size_t>(e);
+  }
+  const auto begin = reinterpret_cast<std::uintptr_t>(b.data);
+  return {begin, begin + count * b.elem_bytes};
+}
+
+/// Two bound arrays are one object, or share memory: two views of one plain container bound under
+/// two names (`f(W, W)` for parameters `W` and `H`, docs/design/containers.md). The loop then
+/// runs serially: the plan treated them as independent arrays.
 bool arrays_alias(LoopFrame& frame) {
   const auto& arrays = LoopFrameAccess::arrays(frame);
   for (std::size_t i = 0; i < arrays.size(); ++i) {
+    const auto [begin_i, end_i] = array_bytes(arrays[i].binding);
     for (std::size_t j = i + 1; j < arrays.size(); ++j) {
       if (arrays[i].binding.identity == arrays[j].binding.identity) {
+        return true;
+      }
+      const auto [begin_j, end_j] = array_bytes(arrays[j].binding);
+      if (begin_i != end_i && begin_j != end_j && begin_i < end_j && begin_j < end_i) {
         return true;
       }
     }

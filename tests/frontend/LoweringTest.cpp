@@ -349,6 +349,105 @@ TEST(Lowering, RowVectorUnboundedStaysSerial) {
   EXPECT_EQ(r.rewritten.find("adopt_rows"), std::string::npos);
 }
 
+// A std::vector<std::vector<T>> written as t[row][k] is a rank-2 array (row, whole), staged for
+// the loop: the runtime gets the staged array, the body a local of the table's name over it.
+TEST(Lowering, TableIsARowArray) {
+  FileResult r = lower(R"(
+#include <vector>
+void f(rotor::Dataset<Rating>& ratings, std::vector<std::vector<int>>& nw, int k) {
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) {
+    for (int j = 0; j < k; ++j) {
+      nw[r.user][j] += static_cast<int>(nw.size() + nw[r.user].size());
+    }
+  }
+}
+)");
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  const auto& m = r.loops[0].model;
+  ASSERT_EQ(m.arrays.size(), 1u);
+  EXPECT_EQ(m.arrays[0].name, "nw");
+  EXPECT_EQ(m.arrays[0].rank, 2);
+  ASSERT_EQ(m.accesses.size(), 1u);
+  EXPECT_TRUE(m.accesses[0].write);
+  EXPECT_EQ(m.accesses[0].subscripts[0].kind, Subscript::Kind::key);
+  EXPECT_EQ(m.accesses[0].subscripts[1].kind, Subscript::Kind::whole);
+  EXPECT_EQ(r.loops[0].plan.kind, rotor::analysis::PlanKind::one_d);
+  EXPECT_NE(r.rewritten.find("auto rotor_view_nw = ::rotor::codegen::stage_table(nw);"),
+            std::string::npos);
+  EXPECT_NE(r.rewritten.find("std::tie(rotor_view_nw.array())"), std::string::npos);
+  EXPECT_NE(
+      r.rewritten.find("auto nw = ::rotor::codegen::staged_rows(rotor_view_nw, rotor_table_nw);"),
+      std::string::npos);
+}
+
+// A table row reached other than by t[row][k] / t[row].size(), or a row the analysis cannot
+// name: serial, and a serial plan stages nothing.
+TEST(Lowering, TableMisuseStaysSerial) {
+  const std::vector<std::string> cases = {
+      "nw[ids[r.user]][0] += 1;",
+      "nw[r.user][0] += 1; nw[r.item][1] += 1;",
+      "auto& row = nw[r.user]; row[0] += 1;",
+      "nw[r.user].push_back(1);",
+      "nw[r.user][0] += 1; nw.resize(3);",
+      "nw[r.user][0] += 1; int* p = nw[r.user].data(); *p = 1;",
+      "nw[r.user][0] += 1; g(nw);",
+      "nw[r.user][0] += 1; auto copy = nw; (void)copy;",
+      "nw[r.user][0] += 1; [=]() mutable { nw[r.user][0] += 1; }();",
+      "[nw]() mutable { nw[0][0] += 1; }();",
+      "for (auto& x : nw[r.user]) x += 1;"};
+  std::string source =
+      "#include <vector>\nvoid g(std::vector<std::vector<int>>& t) { t[0][0] = 1; }\n";
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    source += "void f" + std::to_string(i) +
+              "(rotor::Dataset<Rating>& ratings, std::vector<std::vector<int>>& nw, "
+              "const std::vector<int>& ids) {\n"
+              "#pragma rotor parallel_for\n"
+              "  for (const Rating& r : ratings) {\n    " +
+              cases[i] + "\n  }\n}\n";
+  }
+  FileResult r = lower(source);
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(r.loops[i].plan.kind, rotor::analysis::PlanKind::serial) << cases[i];
+  }
+  EXPECT_EQ(r.rewritten.find("stage_table"), std::string::npos);
+}
+
+// A reference declared outside the loop is not followed: one that may point into an array the
+// loop writes blocks it (an element, a container only read); one to a plain variable's field, or
+// to a container the loop writes (bound: the runtime sees its memory), does not.
+TEST(Lowering, OutsideReferences) {
+  FileResult r = lower(R"(
+#include <vector>
+struct Config { float lr; };
+void f(rotor::Dataset<Rating>& ratings, std::vector<float>& W, rotor::DistArray<float, 2>& A,
+       Config cfg) {
+  const float& lr = cfg.lr;
+  auto& Wr = W;
+  const float& first = W[0];
+  const float& a00 = A(0, 0);
+  const auto& Wc = W;
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) { Wr[r.user] += lr; }
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) { W[r.user] += first; }
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) { A(r.user, 0) += a00; }
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) { W[r.user] += Wc[0]; }
+}
+)");
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 4u);
+  EXPECT_EQ(r.loops[0].plan.kind, rotor::analysis::PlanKind::one_d);
+  EXPECT_EQ(r.loops[1].plan.kind, rotor::analysis::PlanKind::serial);
+  EXPECT_EQ(r.loops[2].plan.kind, rotor::analysis::PlanKind::serial);
+  EXPECT_EQ(r.loops[3].plan.kind, rotor::analysis::PlanKind::serial);
+}
+
 // Eigen matrices are modelled in their memory order: a column-major matrix's row is the view's
 // second dimension, a row-major matrix's row its first.
 TEST(Lowering, EigenMatrixInMemoryOrder) {

@@ -23,9 +23,13 @@
 
 #include "rotor/distarray/DistArray.h"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace rotor::codegen {
@@ -66,6 +70,130 @@ DistArray<T, 2> adopt_matrix(Eigen::Matrix<T, R, C, O, MR, MC>& m) {
   } else {
     return DistArray<T, 2>::adopt(m.data(), {m.cols(), m.rows()});
   }
+}
+
+/// One row of a staged table as the body sees it: `row[k]` is element k of the staged row,
+/// `row.size()` the length of the table's row when it was staged.
+template <class T> class StagedRow {
+public:
+  StagedRow(T* data, std::int64_t length) : data_(data), length_(length) {}
+  T& operator[](std::int64_t k) const {
+#if defined(ROTOR_CHECK_ACCESS)
+    if (k < 0 || k >= length_) {
+      throw std::logic_error("rotor: table row subscript " + std::to_string(k) +
+                             " is outside its row of " + std::to_string(length_) + " elements");
+    }
+#endif
+    return data_[k];
+  }
+  std::size_t size() const {
+    return static_cast<std::size_t>(length_);
+  }
+  bool empty() const {
+    return length_ == 0;
+  }
+
+private:
+  T* data_;
+  std::int64_t length_;
+};
+
+/// A `std::vector<std::vector<T>>` copied into one contiguous DistArray<T, 2> of (rows, longest
+/// row) for the length of one loop (docs/design/containers.md, "Tables"): its rows are separate
+/// allocations, so no view of them is one DistArray. The executors move the staged array like any
+/// DistArray; the body names the table through `rows(staged)` (a StagedRows: `t[r][k]`,
+/// `t[r].size()`, `t.size()`), and the destructor copies every row back into the table (every
+/// rank's staged array is whole and equal when the loop ends, so every rank's table is too).
+/// Cost: one copy in and one copy out of the table per loop, and rows x longest row elements of
+/// memory (a ragged table pays its padding).
+template <class T, class RowAlloc, class Alloc> class StagedTable {
+public:
+  using Table = std::vector<std::vector<T, RowAlloc>, Alloc>;
+  explicit StagedTable(Table& table) : table_(table) {
+    auto& live = detail_staged_tables();
+    for (const auto& [address, staged] : live) {
+      if (address == &table) { // the same table under a second name: share the first staging
+        leader_ = static_cast<StagedTable*>(staged);
+        return;
+      }
+    }
+    lengths_.resize(table.size());
+    std::int64_t width = 0;
+    for (std::size_t r = 0; r < table.size(); ++r) {
+      lengths_[r] = static_cast<std::int64_t>(table[r].size());
+      width = std::max(width, lengths_[r]);
+    }
+    staged_ = DistArray<T, 2>({static_cast<std::int64_t>(table.size()), width}, "staged table");
+    for (std::size_t r = 0; r < table.size(); ++r) {
+      std::copy(table[r].begin(), table[r].end(), staged_.data() + r * width);
+    }
+    live.emplace_back(&table, this);
+  }
+  ~StagedTable() {
+    if (leader_ != nullptr) {
+      return;
+    }
+    auto& live = detail_staged_tables();
+    live.erase(std::remove_if(live.begin(), live.end(),
+                              [&](const auto& entry) { return entry.second == this; }),
+               live.end());
+    const std::int64_t width = staged_.cols();
+    for (std::size_t r = 0; r < table_.size() && r < lengths_.size(); ++r) {
+      const T* row = staged_.data() + r * width;
+      std::copy(row, row + lengths_[r], table_[r].begin());
+    }
+  }
+  StagedTable(const StagedTable&) = delete;
+  StagedTable& operator=(const StagedTable&) = delete;
+
+  /// The array the runtime gets (bound in the loop's array tuple). A table bound under two names
+  /// (two reference parameters to one table) gives both the same array: the runtime sees one
+  /// array bound twice and runs the loop serially.
+  DistArray<T, 2>& array() { return leader_ != nullptr ? leader_->staged_ : staged_; }
+  const std::vector<std::int64_t>& lengths() const {
+    return leader_ != nullptr ? leader_->lengths_ : lengths_;
+  }
+
+private:
+  /// The tables staged on this thread now (table address, its StagedTable).
+  static std::vector<std::pair<const void*, void*>>& detail_staged_tables() {
+    static thread_local std::vector<std::pair<const void*, void*>> live;
+    return live;
+  }
+
+  Table& table_;
+  StagedTable* leader_ = nullptr; ///< the first staging of the same table, if any
+  std::vector<std::int64_t> lengths_;
+  DistArray<T, 2> staged_;
+};
+
+/// What the body's name of a staged table stands for: row r of the array the body got (the
+/// executor's DistArray, which is the staged array itself: tables are never buffered).
+template <class T> class StagedRows {
+public:
+  StagedRows(DistArray<T, 2>& array, const std::vector<std::int64_t>& lengths)
+      : array_(array), lengths_(lengths) {}
+  StagedRow<T> operator[](std::int64_t r) const {
+    return StagedRow<T>(array_.data() + r * array_.cols(), lengths_[static_cast<std::size_t>(r)]);
+  }
+  std::size_t size() const { return lengths_.size(); }
+  bool empty() const { return lengths_.empty(); }
+
+private:
+  DistArray<T, 2>& array_;
+  const std::vector<std::int64_t>& lengths_;
+};
+
+/// `std::vector<std::vector<T>>` staged for one loop (rotor-cc's binding of a written table).
+template <class T, class RowAlloc, class Alloc>
+StagedTable<T, RowAlloc, Alloc> stage_table(std::vector<std::vector<T, RowAlloc>, Alloc>& table) {
+  return StagedTable<T, RowAlloc, Alloc>(table);
+}
+
+/// The body's view of staged table `staged` through the array the executor gave it.
+template <class T, class RowAlloc, class Alloc>
+StagedRows<T> staged_rows(const StagedTable<T, RowAlloc, Alloc>& staged, DistArray<T, 2>& array) {
+  return StagedRows<T>(array, staged.lengths());
 }
 
 } // namespace rotor::codegen

@@ -1,0 +1,273 @@
+/// \file
+/// How a use of an expression is used by its context: read, write, `+=`/`-=`, alias, address.
+/// `classify` walks up the parents of the use one node at a time; each kind of parent either
+/// decides the use or hands the walk on to itself (a cast, a member, a call returning a
+/// reference). When unsure, the answer is a write.
+
+#include "LoweringState.h"
+
+#include "KnownCallees.h"
+#include "RotorTypes.h"
+
+#include <clang/AST/DeclCXX.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/ParentMap.h>
+
+#include <optional>
+#include <string>
+
+namespace rotor::frontend::lowering {
+
+namespace {
+
+/// How a method call uses its object.
+enum class MethodUse { read, write, plus_minus, address, follow_call };
+
+/// The use of argument `i` of a call to `fd` (null: an unknown callee, so a write).
+UseInfo parameter_use(const FunctionDecl* fd, unsigned i) {
+  if (fd == nullptr) {
+    return {Use::write};
+  }
+  if (i >= fd->getNumParams()) {
+    return {Use::read};
+  }
+  const QualType t = fd->getParamDecl(i)->getType();
+  if (t->isReferenceType()) {
+    return t.getNonReferenceType().isConstQualified() ? UseInfo{Use::read} : UseInfo{Use::write};
+  }
+  if (t->isPointerType() && !t->getPointeeType().isConstQualified()) {
+    return {Use::write};
+  }
+  return {Use::read};
+}
+
+/// The use of a function call's argument `cur` (read if `cur` is not an argument).
+template <typename Call>
+UseInfo argument_use(const Call* call, const Stmt* cur, const FunctionDecl* callee) {
+  for (unsigned i = 0; i < call->getNumArgs(); ++i) {
+    if (call->getArg(i) == cur) {
+      return parameter_use(callee, i);
+    }
+  }
+  return {Use::read};
+}
+
+/// How `md` called on the walked expression uses it; follow_call when the call returns a
+/// reference to it (`v[i]`, `M(i, j)`, `front()`), whose own use decides.
+MethodUse method_use(const CXXMethodDecl* md, const Expr* call, bool direct, bool analysable) {
+  if (md->getNameAsString() == "data") {
+    return MethodUse::address;
+  }
+  const OverloadedOperatorKind op = md->getOverloadedOperator();
+  if (op == OO_PlusEqual || op == OO_MinusEqual) {
+    return direct ? MethodUse::plus_minus : MethodUse::write;
+  }
+  if (is_modifying_operator(op)) {
+    return MethodUse::write;
+  }
+  if (md->isConst() || md->isStatic()) {
+    return MethodUse::read;
+  }
+  const std::string name = md->getNameAsString();
+  if (op == OO_Subscript && !is_element_accessor(md) && !analysable) {
+    return MethodUse::write; // a map's operator[] inserts
+  }
+  if (op == OO_Call || op == OO_Subscript || name == "coeffRef" || name == "at" ||
+      name == "front" || name == "back" || name == "operator*") {
+    if (call != nullptr && md->getReturnType()->isReferenceType()) {
+      return MethodUse::follow_call;
+    }
+    if (md->getReturnType()->isReferenceType()) {
+      return MethodUse::write;
+    }
+    // By value: an element accessor reads (vector<bool>'s proxy is followed by the write
+    // check); any other non-const call operator (an engine, a distribution, a mutable
+    // lambda) changes its object.
+    return is_element_accessor(md) || is_rotor_decl(md) ? MethodUse::read : MethodUse::write;
+  }
+  return MethodUse::write;
+}
+
+} // namespace
+
+std::optional<UseInfo> LoopLowering::classify_method(const CXXMethodDecl* md, const Expr* call,
+                                                     UseWalk& w) const {
+  switch (method_use(md, call, w.direct, analysable_callee(md))) {
+  case MethodUse::read:
+    return UseInfo{Use::read};
+  case MethodUse::write:
+    return UseInfo{Use::write};
+  case MethodUse::plus_minus:
+    return UseInfo{Use::plus_minus};
+  case MethodUse::address:
+    return UseInfo{Use::address};
+  case MethodUse::follow_call:
+    break;
+  }
+  return w.go_to(call, /*indirect=*/true);
+}
+
+std::optional<UseInfo> LoopLowering::classify_member(const MemberExpr* me, UseWalk& w,
+                                                     Frame& f) const {
+  if (isa<FieldDecl>(me->getMemberDecl())) {
+    return w.go_to(me, /*indirect=*/true);
+  }
+  if (const auto* md = dyn_cast<CXXMethodDecl>(me->getMemberDecl())) {
+    return classify_method(md, dyn_cast_or_null<Expr>(f.parents->getParent(me)), w);
+  }
+  return UseInfo{Use::read};
+}
+
+std::optional<UseInfo> LoopLowering::classify_operator_call(const CXXOperatorCallExpr* op,
+                                                            UseWalk& w) const {
+  unsigned i = 0;
+  while (i < op->getNumArgs() && op->getArg(i) != w.cur) {
+    ++i;
+  }
+  if (i == op->getNumArgs()) {
+    return UseInfo{Use::read}; // the callee itself
+  }
+  const FunctionDecl* fd = op->getDirectCallee();
+  if (const auto* md = dyn_cast_or_null<CXXMethodDecl>(fd)) {
+    return i == 0 ? classify_method(md, op, w) : parameter_use(md, i - 1);
+  }
+  if (fd != nullptr && is_modifying_operator(op->getOperator()) && i == 0) {
+    return UseInfo{Use::write};
+  }
+  return parameter_use(fd, i);
+}
+
+std::optional<UseInfo> LoopLowering::classify_operator(const Stmt* p, UseWalk& w) const {
+  if (const auto* bo = dyn_cast<BinaryOperator>(p)) {
+    if (bo->isAssignmentOp() && bo->getLHS() == w.cur) {
+      const bool plus_minus = bo->getOpcode() == BO_AddAssign || bo->getOpcode() == BO_SubAssign;
+      return plus_minus && w.direct ? UseInfo{Use::plus_minus} : UseInfo{Use::write};
+    }
+    if (bo->getOpcode() == BO_Comma && bo->getRHS() == w.cur) {
+      return w.go_to(p);
+    }
+    return UseInfo{Use::read};
+  }
+  if (const auto* uo = dyn_cast<UnaryOperator>(p)) {
+    if (uo->getOpcode() == UO_Deref) {
+      return w.go_to(p, /*indirect=*/true);
+    }
+    if (uo->getOpcode() == UO_AddrOf) {
+      return UseInfo{Use::address};
+    }
+    return uo->isIncrementDecrementOp() ? UseInfo{Use::write} : UseInfo{Use::read};
+  }
+  const auto* ase = cast<ArraySubscriptExpr>(p);
+  if (ase->getBase() == w.cur) {
+    return w.go_to(p, /*indirect=*/true);
+  }
+  return UseInfo{Use::read};
+}
+
+UseInfo LoopLowering::classify_declaration(const DeclStmt* ds, const UseWalk& w) const {
+  for (const Decl* d : ds->decls()) {
+    if (const auto* vd = dyn_cast<VarDecl>(d); vd != nullptr && vd->getInit() == w.cur) {
+      if (vd->getType()->isReferenceType()) {
+        return vd->getType().getNonReferenceType().isConstQualified() ? UseInfo{Use::read}
+                                                                      : UseInfo{Use::write};
+      }
+      if (w.through_conditional) {
+        return {Use::write}; // `auto r = c ? W.row(u) : H.row(i)`: no single alias
+      }
+      return {Use::alias_init, vd};
+    }
+  }
+  return {Use::read};
+}
+
+UseInfo LoopLowering::classify_return(const Stmt* ret, Frame& f) const {
+  const FunctionDecl* fn = f.fn;
+  for (const Stmt* q = f.parents->getParent(ret); q != nullptr; q = f.parents->getParent(q)) {
+    if (const auto* lambda = dyn_cast<LambdaExpr>(q)) {
+      fn = lambda->getCallOperator(); // a lambda written in the loop returns it
+      break;
+    }
+  }
+  if (fn == nullptr) {
+    return {Use::read};
+  }
+  // A mutable reference, or a view returned by value (an Eigen row map, an iterator): the
+  // caller may write through it.
+  const QualType rt = fn->getReturnType();
+  const bool view = rt->isRecordType() && !owns_elements(rt) && !is_dist_array(rt);
+  return is_nonconst_ref(rt) || view ? UseInfo{Use::write} : UseInfo{Use::read};
+}
+
+std::optional<UseInfo> LoopLowering::classify_conversion(const Stmt* p, UseWalk& w) const {
+  if (const auto* ice = dyn_cast<ImplicitCastExpr>(p)) {
+    if (ice->getCastKind() == CK_LValueToRValue) {
+      return UseInfo{Use::read};
+    }
+    if (ice->getCastKind() == CK_ArrayToPointerDecay) {
+      return UseInfo{Use::address};
+    }
+    return w.go_to(p);
+  }
+  if (const auto* co = dyn_cast<ConditionalOperator>(p)) {
+    if (co->getCond() == w.cur) {
+      return UseInfo{Use::read};
+    }
+    w.through_conditional = true; // either branch may be the one used
+    return w.go_to(p);
+  }
+  if (const auto* cast = dyn_cast<ExplicitCastExpr>(p)) {
+    if (is_nonconst_ref(cast->getTypeAsWritten())) {
+      return w.go_to(p);
+    }
+    return UseInfo{Use::read};
+  }
+  return w.go_to(p); // a parenthesis, a temporary, cleanups
+}
+
+std::optional<UseInfo> LoopLowering::classify_step(const Stmt* p, UseWalk& w, Frame& f) const {
+  if (isa<ImplicitCastExpr, ConditionalOperator, ExplicitCastExpr, ParenExpr,
+          MaterializeTemporaryExpr, ExprWithCleanups, CXXBindTemporaryExpr>(p)) {
+    return classify_conversion(p, w);
+  }
+  if (const auto* me = dyn_cast<MemberExpr>(p)) {
+    return classify_member(me, w, f);
+  }
+  if (const auto* op = dyn_cast<CXXOperatorCallExpr>(p)) {
+    return classify_operator_call(op, w);
+  }
+  if (const auto* call = dyn_cast<CallExpr>(p)) {
+    return argument_use(call, w.cur, call->getDirectCallee());
+  }
+  if (const auto* ctor = dyn_cast<CXXConstructExpr>(p)) {
+    return argument_use(ctor, w.cur, ctor->getConstructor());
+  }
+  if (isa<BinaryOperator, UnaryOperator, ArraySubscriptExpr>(p)) {
+    return classify_operator(p, w);
+  }
+  if (const auto* ds = dyn_cast<DeclStmt>(p)) {
+    return classify_declaration(ds, w);
+  }
+  if (isa<ReturnStmt>(p)) {
+    return classify_return(p, f);
+  }
+  if (isa<InitListExpr, LambdaExpr, CXXStdInitializerListExpr>(p) || !isa<Expr>(p)) {
+    return UseInfo{Use::read};
+  }
+  return UseInfo{Use::write}; // unsure
+}
+
+UseInfo LoopLowering::classify(const Expr* e, Frame& f) const {
+  UseWalk w{e};
+  for (int guard = 0; guard < 64; ++guard) {
+    const Stmt* p = f.parents->getParent(w.cur);
+    if (p == nullptr) {
+      return {Use::read};
+    }
+    if (std::optional<UseInfo> decided = classify_step(p, w, f)) {
+      return *decided;
+    }
+  }
+  return {Use::write};
+}
+
+} // namespace rotor::frontend::lowering
