@@ -189,6 +189,7 @@ void LoopLowering::on_row_vector_use(const Expr* use, const Stmt* parent, const 
                                      Frame& f) {
   note_array(t);
   row_expressions_.emplace(t.array, t.expression);
+  container_identities_.emplace(t.array, ContainerIdentity{t.decl, t.element, use->getBeginLoc()});
   if (t.eigen != 0) {
     on_eigen_use(use, parent, t, f);
     return;
@@ -483,15 +484,54 @@ void LoopLowering::on_eigen_use(const Expr* use, const Stmt* parent, const Targe
   }
 }
 
+namespace {
+
+/// Whether the container declared as `d` may be an alias of another one (a reference, or not
+/// known: deny by default).
+bool may_name_another(const ValueDecl* d) {
+  return d == nullptr || d->getType()->isReferenceType();
+}
+
+} // namespace
+
+/// A container the loop only reads is not bound (its reads are outside reads), so the runtime
+/// cannot see that it is the memory of a written one (`f(W, W)` with `const std::vector<float>&
+/// X` read and `W` written). Where either may be a reference and the element types match, the
+/// loop stays serial.
+void LoopLowering::block_read_alias(const std::string& read, const std::set<std::string>& written) {
+  const ContainerIdentity& r = container_identities_[read];
+  for (const std::string& w : written) {
+    const ContainerIdentity& o = container_identities_[w];
+    if (r.element == o.element && (may_name_another(r.decl) || may_name_another(o.decl))) {
+      escape(analysis::Escape::Kind::outside_write,
+             "'" + read + "' is read and may be the same container as '" + w +
+                 "', which the loop writes (a reference to " + r.element +
+                 " elements): Rotor cannot tell them apart",
+             r.first_use,
+             "pass '" + read + "' and '" + w +
+                 "' as distinct objects the loop can name (not through references), or make "
+                 "them rotor::DistArrays");
+      return;
+    }
+  }
+}
+
 /// After the walk: a vector the loop only reads leaves the model (an outside read, as before);
 /// a written one is a parameter array when every use was a subscript or size query and it is
 /// not buffered, else its first other use blocks the loop.
 void LoopLowering::settle_containers() {
   auto& m = out_.model;
+  std::set<std::string> written_containers;
   for (const auto& [name, expression] : row_expressions_) {
-    const bool written = std::any_of(m.accesses.begin(), m.accesses.end(),
-                                     [&](const auto& a) { return a.array == name && a.write; });
+    if (std::any_of(m.accesses.begin(), m.accesses.end(),
+                    [&](const auto& a) { return a.array == name && a.write; })) {
+      written_containers.insert(name);
+    }
+  }
+  for (const auto& [name, expression] : row_expressions_) {
+    const bool written = written_containers.count(name) != 0;
     if (!written) {
+      block_read_alias(name, written_containers);
       m.accesses.erase(std::remove_if(m.accesses.begin(), m.accesses.end(),
                                       [&](const auto& a) { return a.array == name; }),
                        m.accesses.end());

@@ -258,6 +258,7 @@ private:
   bool column_in_row(const Expr* column, const Offset& stride, Frame& f);
   void misused_container(const Target& t, const std::string& how, SourceLocation at);
   void settle_containers();
+  void block_read_alias(const std::string& read, const std::set<std::string>& written);
 
   // ---- deny by default (LoweringEffects.cpp) ----------------------------------------------
   Target root_of(const Expr* e, Frame& f);
@@ -313,5 +314,12 @@ private:
   std::set<std::string> eigen_arrays_; ///< the containers that are Eigen matrices
   std::set<std::string> tables_;       ///< the containers that are vectors of vectors
   std::map<std::string, std::pair<std::string, SourceLocation>> container_misuse_;
+  /// Each container's declaration (nullptr: not known), element type and first use.
+  struct ContainerIdentity {
+    const ValueDecl* decl = nullptr;
+    std::string element;
+    SourceLocation first_use;
+  };
+  std::map<std::string, ContainerIdentity> container_identities_;
 };
 } // namespace rotor::frontend::lowering
