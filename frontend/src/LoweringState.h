@@ -76,8 +76,9 @@ struct UseInfo {
 /// Where `classify` is on its walk up from a use to the node that decides how it is used.
 struct UseWalk {
   const Stmt* cur = nullptr;
-  bool direct = true;               ///< no field, dereference or returned reference in between
-  bool through_conditional = false; ///< through a branch of `?:`
+  const ParentMap* parents = nullptr; ///< the walked function's
+  bool direct = true;                 ///< no field, dereference or returned reference in between
+  bool through_conditional = false;   ///< through a branch of `?:`
   /// Goes on from `p` (indirect: through a field, a dereference or a returned reference).
   std::optional<UseInfo> go_to(const Stmt* p, bool indirect = false) {
     cur = p;

@@ -88,6 +88,40 @@ MethodUse method_use(const CXXMethodDecl* md, const Expr* call, bool direct, boo
   return MethodUse::write;
 }
 
+/// Whether the value of the expression `op` is thrown away (`n += x;`, `++n;`, a for's increment,
+/// the left of a comma, a cast to void): only then is `n += x` / `++n` a reduction's update; a
+/// used value (`idx = (n += 1)`, `a[n++]`) would read the worker's partial sum.
+bool value_discarded(const Stmt* op, const ParentMap& parents) {
+  const Stmt* at = op;
+  const Stmt* q = parents.getParent(at);
+  while (q != nullptr && isa<ParenExpr, ExprWithCleanups>(q)) {
+    at = q;
+    q = parents.getParent(q);
+  }
+  if (q == nullptr || isa<CompoundStmt>(q)) {
+    return true;
+  }
+  if (const auto* cast = dyn_cast<ExplicitCastExpr>(q)) {
+    return cast->getTypeAsWritten()->isVoidType();
+  }
+  if (const auto* bo = dyn_cast<BinaryOperator>(q)) {
+    return bo->getOpcode() == BO_Comma && bo->getLHS() == at && value_discarded(bo, parents);
+  }
+  if (const auto* fs = dyn_cast<ForStmt>(q)) {
+    return fs->getInc() == at || fs->getBody() == at;
+  }
+  if (const auto* is = dyn_cast<IfStmt>(q)) {
+    return is->getThen() == at || is->getElse() == at;
+  }
+  if (const auto* ws = dyn_cast<WhileStmt>(q)) {
+    return ws->getBody() == at;
+  }
+  if (const auto* ds = dyn_cast<DoStmt>(q)) {
+    return ds->getBody() == at;
+  }
+  return false;
+}
+
 } // namespace
 
 std::optional<UseInfo> LoopLowering::classify_method(const CXXMethodDecl* md, const Expr* call,
@@ -98,7 +132,7 @@ std::optional<UseInfo> LoopLowering::classify_method(const CXXMethodDecl* md, co
   case MethodUse::write:
     return UseInfo{Use::write};
   case MethodUse::plus_minus:
-    return UseInfo{Use::plus_minus};
+    return value_discarded(call, *w.parents) ? UseInfo{Use::plus_minus} : UseInfo{Use::write};
   case MethodUse::address:
     return UseInfo{Use::address};
   case MethodUse::follow_call:
@@ -141,7 +175,8 @@ std::optional<UseInfo> LoopLowering::classify_operator(const Stmt* p, UseWalk& w
   if (const auto* bo = dyn_cast<BinaryOperator>(p)) {
     if (bo->isAssignmentOp() && bo->getLHS() == w.cur) {
       const bool plus_minus = bo->getOpcode() == BO_AddAssign || bo->getOpcode() == BO_SubAssign;
-      return plus_minus && w.direct ? UseInfo{Use::plus_minus} : UseInfo{Use::write};
+      return plus_minus && w.direct && value_discarded(bo, *w.parents) ? UseInfo{Use::plus_minus}
+                                                                       : UseInfo{Use::write};
     }
     if (bo->getOpcode() == BO_Comma && bo->getRHS() == w.cur) {
       return w.go_to(p);
@@ -155,7 +190,12 @@ std::optional<UseInfo> LoopLowering::classify_operator(const Stmt* p, UseWalk& w
     if (uo->getOpcode() == UO_AddrOf) {
       return UseInfo{Use::address};
     }
-    return uo->isIncrementDecrementOp() ? UseInfo{Use::write} : UseInfo{Use::read};
+    if (!uo->isIncrementDecrementOp()) {
+      return UseInfo{Use::read};
+    }
+    // `++n;` is `n += 1;`: a reduction's update where its value is not used
+    return w.direct && value_discarded(uo, *w.parents) ? UseInfo{Use::plus_minus}
+                                                       : UseInfo{Use::write};
   }
   const auto* ase = cast<ArraySubscriptExpr>(p);
   if (ase->getBase() == w.cur) {
@@ -257,7 +297,7 @@ std::optional<UseInfo> LoopLowering::classify_step(const Stmt* p, UseWalk& w, Fr
 }
 
 UseInfo LoopLowering::classify(const Expr* e, Frame& f) const {
-  UseWalk w{e};
+  UseWalk w{e, f.parents.get()};
   for (int guard = 0; guard < 64; ++guard) {
     const Stmt* p = f.parents->getParent(w.cur);
     if (p == nullptr) {

@@ -89,6 +89,29 @@ void f(Data& d, Mat& W) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { W(r.user, 0) += 1; } })",
      nullptr},
+    // ---- reductions: only an update whose value is thrown away ----
+    {"reduction_value_used", R"(
+void f(Data& d, Vec& W) {
+  std::int64_t cnt = 0;
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    const std::int64_t idx = (cnt += 1);
+    W(r.user) += idx;
+  } })",
+     "'cnt'"},
+    {"increment_value_used", R"(
+void f(Data& d, Vec& W) {
+  std::int64_t cnt = 0;
+#pragma rotor parallel_for
+  for (const Rating& r : d) { W(r.user) += cnt++; } })",
+     "'cnt'"},
+    {"increment_is_a_reduction", R"(
+void f(Data& d, Vec& W) {
+  std::int64_t cnt = 0;
+  std::int64_t down = 0;
+#pragma rotor parallel_for
+  for (const Rating& r : d) { ++cnt; down--; W(r.user) += 1; } })",
+     nullptr},
     // ---- members reached through `this` ----
     {"member_array_through_this", R"(
 struct M { Mat W{{8, 2}}; Mat H{{8, 2}};
