@@ -54,14 +54,15 @@ std::string read_text(const fs::path& p) {
   return ss.str();
 }
 
-/// The lines of `text` that feed the corpus program's printed hash (soundness.h's `snd::Hash h`),
-/// in order.
-std::vector<std::string> hash_lines(const std::string& text) {
-  static const std::regex feeds_hash(R"((^|[^A-Za-z0-9_])(h\s*(<<|\.)|snd::Hash))");
+/// The lines of `text` the oracle's comparison rests on, in order: those that feed the corpus
+/// program's printed hash (soundness.h's `snd::Hash h`) and the rotor::Session line (without it
+/// the serial build cannot replay the recorded order).
+std::vector<std::string> oracle_lines(const std::string& text) {
+  static const std::regex oracle_line(R"((^|[^A-Za-z0-9_])(h\s*(<<|\.)|snd::Hash|rotor::Session))");
   std::vector<std::string> lines;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
-    if (std::regex_search(line, feeds_hash)) {
+    if (std::regex_search(line, oracle_line)) {
       lines.push_back(line);
     }
   }
@@ -88,8 +89,8 @@ const char* to_string(ExecOutcome o) {
     return "equal";
   case ExecOutcome::differing:
     return "differing";
-  case ExecOutcome::hash_changed:
-    return "hash_changed";
+  case ExecOutcome::oracle_lines_changed:
+    return "oracle_lines_changed";
   }
   return "?";
 }
@@ -161,8 +162,8 @@ Execution MutantExecutor::execute(const std::string& seed_path, const std::strin
   if (!r) {
     return e;
   }
-  if (!keeps_hash_lines((fs::path(r->program_dir) / source.filename()).string(), text)) {
-    e.outcome = ExecOutcome::hash_changed;
+  if (!keeps_oracle_lines((fs::path(r->program_dir) / source.filename()).string(), text)) {
+    e.outcome = ExecOutcome::oracle_lines_changed;
     return e;
   }
   // The mutant sits in the work directory under the seed's name, next to links to the corpus's
@@ -186,8 +187,8 @@ Execution MutantExecutor::execute(const std::string& seed_path, const std::strin
   return e;
 }
 
-bool MutantExecutor::keeps_hash_lines(const std::string& program, const std::string& mutant) {
-  return hash_lines(read_text(program)) == hash_lines(mutant);
+bool MutantExecutor::keeps_oracle_lines(const std::string& program, const std::string& mutant) {
+  return oracle_lines(read_text(program)) == oracle_lines(mutant);
 }
 
 bool MutantExecutor::build(const Recipe& r, const fs::path& source, Execution& e) const {

@@ -45,10 +45,11 @@ enum class ExecOutcome {
   run_failed,   ///< a run exited non-zero or printed no hash (both builds may fail alike)
   equal,        ///< the rotor build's hash equals the serial replay's
   differing,    ///< both ran and printed different hashes: an unsound plan
-  /// not run: the mutant changes a line that feeds the printed hash (`snd::Hash h`, `h << ...`,
-  /// `h.records(...)`), so equal hashes would not be expected of a sound plan either (e.g. `h <<
-  /// argv` hashes an address each process has its own of)
-  hash_changed,
+  /// not run: the mutant changes a line the comparison rests on, so equal hashes would not be
+  /// expected of a sound plan either: one feeding the printed hash (`snd::Hash h`, `h << ...`,
+  /// `h.records(...)`; `h << argv` hashes an address each process has its own of) or the
+  /// rotor::Session (without it the serial build cannot replay the recorded order)
+  oracle_lines_changed,
 };
 
 const char* to_string(ExecOutcome o);
@@ -67,8 +68,8 @@ public:
   Execution execute(const std::string& seed_path, const std::string& text);
 
 private:
-  /// Whether `mutant` keeps every line of the corpus program at `program` that feeds its hash.
-  static bool keeps_hash_lines(const std::string& program, const std::string& mutant);
+  /// Whether `mutant` keeps the corpus program's (at `program`) hash and Session lines.
+  static bool keeps_oracle_lines(const std::string& program, const std::string& mutant);
   /// One corpus program's build commands, with placeholders for the mutant's paths.
   struct Recipe {
     std::string serial_compile, serial_link, rotor_compile, rotor_link; ///< @SRC@, @OBJ@, @EXE@

@@ -177,10 +177,10 @@ struct Counts {
     const long ran = n(ExecOutcome::equal) + n(ExecOutcome::differing) + n(ExecOutcome::run_failed);
     std::printf("frontend fuzz execution: %ld mutants, %ld planned parallel, %ld not corpus "
                 "programs, %ld did not build, %ld timed out, %ld executed: %ld equal, %ld "
-                "differing, %ld run failed; %ld not run (they change what the program hashes)\n",
+                "differing, %ld run failed; %ld not run (they change the hash or Session lines)\n",
                 inputs, planned_parallel, n(ExecOutcome::no_recipe), n(ExecOutcome::build_failed),
                 n(ExecOutcome::timed_out), ran, n(ExecOutcome::equal), n(ExecOutcome::differing),
-                n(ExecOutcome::run_failed), n(ExecOutcome::hash_changed));
+                n(ExecOutcome::run_failed), n(ExecOutcome::oracle_lines_changed));
   }
 };
 

@@ -1,6 +1,6 @@
 // Test input of rotor-frontend-fuzz --execute (tests/fuzz/README.md): the corpus program
 // good_lda_counts.cpp with the mutation that once gave a false 'differing' (the hash line hashes
-// argv, an address each process has its own of). The oracle must not run it: hash_changed.
+// argv, an address each process has its own of). The oracle must not run it (oracle_lines_changed).
 #include "soundness.h"
 
 constexpr int T = 8;
