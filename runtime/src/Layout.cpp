@@ -16,10 +16,19 @@
 namespace rotor::detail {
 namespace {
 
-using CacheKey = std::tuple<const void*, std::string, int, int, int, int>;
-std::map<CacheKey, RecordLayout>& cache() {
-  static std::map<CacheKey, RecordLayout> c;
-  return c;
+/// A loop's layout over a space: the loop (FILE, LINE), its workers, plan kind and ranks.
+using LayoutKey = std::tuple<std::string, int, int, int, int>;
+
+/// The layouts of the loops over one space, kept by the space (SpaceAccess::layouts: a
+/// Dataset's own slot), so they live and die with it.
+using LayoutCache = std::map<LayoutKey, RecordLayout>;
+
+LayoutCache& layout_cache(SpaceAccess& space) {
+  std::shared_ptr<void>& slot = space.layouts();
+  if (!slot) {
+    slot = std::make_shared<LayoutCache>();
+  }
+  return *static_cast<LayoutCache*>(slot.get());
 }
 
 /// Transformed keys: the plan fields replaced by matrix * (plan fields) when skewed. The matrix
@@ -43,6 +52,21 @@ void transformed_keys(const LayoutRequest& req, SpaceAccess& space, std::size_t 
   for (std::size_t r = 0; r < f && r < m.size(); ++r) {
     out[fields[r]] = scratch[r];
   }
+}
+
+/// The order of records inside a cell for ordered loops: by the transformed plan fields (skewed
+/// plans), then by every key in declaration order. `a` and `b` are `nkeys` keys each; nothing
+/// is allocated (std::stable_sort calls this O(n log n) times).
+bool order_key_less(const LayoutRequest& req, const std::int64_t* a, const std::int64_t* b,
+                    int nkeys) {
+  if (req.matrix && !req.matrix->empty()) {
+    for (int fk : req.field_keys) {
+      if (a[fk] != b[fk]) {
+        return a[fk] < b[fk];
+      }
+    }
+  }
+  return std::lexicographical_compare(a, a + nkeys, b, b + nkeys);
 }
 
 bool keys_fit(const RecordLayout& l, const LayoutRequest& req, SpaceAccess& space) {
@@ -82,10 +106,11 @@ bool keys_fit(const RecordLayout& l, const LayoutRequest& req, SpaceAccess& spac
           return false;
         }
       }
-      if (req.ordered && i > l.seg_begin[c] && keys < prev) {
+      if (req.ordered && i > l.seg_begin[c] &&
+          order_key_less(req, keys.data(), prev.data(), space.key_count())) {
         return false;
       }
-      prev = keys;
+      prev.swap(keys);
     }
   }
   return true;
@@ -104,21 +129,6 @@ bool layout_valid(RecordLayout& l, const LayoutRequest& req, SpaceAccess& space)
     l.version = *version;
   }
   return ok;
-}
-
-/// The order of records inside a cell for ordered loops: by the transformed plan fields (skewed
-/// plans), then by every key in declaration order. `a` and `b` are `nkeys` keys each; nothing
-/// is allocated (std::stable_sort calls this O(n log n) times).
-bool order_key_less(const LayoutRequest& req, const std::int64_t* a, const std::int64_t* b,
-                    int nkeys) {
-  if (req.matrix && !req.matrix->empty()) {
-    for (int fk : req.field_keys) {
-      if (a[fk] != b[fk]) {
-        return a[fk] < b[fk];
-      }
-    }
-  }
-  return std::lexicographical_compare(a, a + nkeys, b, b + nkeys);
 }
 
 /// Ordered loops: sorts each cell's stretch of `order` (grouped by cell, `seg_begin` per cell)
@@ -627,101 +637,83 @@ void exchange_into_cells(SpaceAccess& space, const Schedule& s, CellOf&& cell_of
 
 /// Caches a new layout: the records were (possibly) reordered, so the change counter moves on
 /// and other loops' cached layouts are checked against the keys again.
-const RecordLayout& store(const CacheKey& key, RecordLayout layout, SpaceAccess& space) {
+const RecordLayout& store(LayoutCache& cache, const LayoutKey& key, RecordLayout layout,
+                          SpaceAccess& space) {
   if (std::uint64_t* version = space.version()) {
     layout.version = ++*version;
   }
   layout.data = space.record_data();
   layout.count = space.local_count();
-  auto& slot = cache()[key];
+  RecordLayout& slot = cache[key];
   slot = std::move(layout);
   return slot;
 }
 
-} // namespace
-
-void clear_layout_cache() {
-  cache().clear();
-}
-
-Schedule index_schedule(const LayoutRequest& req, const std::vector<std::int64_t>& extents) {
-  Schedule s = make_schedule(req.kind, req.field_keys, req.workers, req.threads);
-  s.key_min.assign(s.fields(), 0);
-  for (int j = 0; j < s.fields(); ++j) {
-    s.bounds.push_back(equal_boundaries(extents[s.field_keys[j]], s.blocks[j]));
+/// The keys of this rank's records as the layout reads them: kept in memory (transformed) where
+/// they are needed again (ordered or skewed loops), otherwise extracted from the records on
+/// every pass (peak memory ~ the records).
+class LayoutKeys {
+public:
+  LayoutKeys(const LayoutRequest& req, SpaceAccess& space)
+      : req_(req), space_(space), nkeys_(space.key_count()),
+        keep_(req.ordered || (req.matrix && !req.matrix->empty())),
+        scratch_(req.spec->fields.size() + 1), one_(static_cast<std::size_t>(nkeys_) + 1) {
+    reload();
   }
-  return s;
+  bool kept() const { return keep_; }
+  int count() const { return nkeys_; }
+  /// Reads the keys again (the records moved).
+  void reload() {
+    const std::size_t n = space_.local_count();
+    keys_.assign(keep_ ? n * static_cast<std::size_t>(nkeys_) : 0, 0);
+    for (std::size_t i = 0; keep_ && i < n; ++i) {
+      transformed_keys(req_, space_, i, keys_.data() + i * nkeys_, scratch_.data());
+    }
+  }
+  /// All keys of local record i (valid until the next call; not thread-safe when not kept).
+  const std::int64_t* of(std::size_t i) {
+    if (keep_) {
+      return keys_.data() + i * static_cast<std::size_t>(nkeys_);
+    }
+    space_.keys(i, one_.data());
+    return one_.data();
+  }
+  std::vector<std::int64_t>& kept_keys() { return keys_; }
+  void release() { keys_ = std::vector<std::int64_t>(); }
+
+private:
+  const LayoutRequest& req_;
+  SpaceAccess& space_;
+  const int nkeys_;
+  const bool keep_;
+  std::vector<std::int64_t> keys_, scratch_, one_;
+};
+
+/// Field j's key range over all ranks (`global`): [lo, hi], or lo > hi when there are no
+/// records.
+std::pair<std::int64_t, std::int64_t> key_range(LayoutKeys& keys, std::size_t n, int fk,
+                                                bool global) {
+  std::int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t v = keys.of(i)[fk];
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (global) {
+    comm().allreduce_min(&lo, 1);
+    comm().allreduce_max(&hi, 1);
+  }
+  return {lo, hi};
 }
 
-const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) {
-  Comm& c = comm();
-  const bool moves = req.ranks > 1;
-  const bool global = moves && space.distributed();
+/// Step 1: block boundaries per field, balanced by record counts (global histograms over all
+/// ranks when `global`); key ranges over 64M values are cut into equal ranges instead.
+void balance_blocks(const LayoutRequest& req, LayoutKeys& keys, std::size_t n, bool global,
+                    Schedule& s) {
   const int f = static_cast<int>(req.field_keys.size());
-  const bool skewed = req.matrix && !req.matrix->empty();
-  CacheKey key{space.identity(),           req.spec->file, req.spec->line, req.workers,
-               static_cast<int>(req.kind), req.ranks};
-  if (f == 0 && !req.ordered && !skewed && (!moves || space.distributed())) {
-    return cache()[key] = share_layout(req, space);
-  }
-  auto it = cache().find(key);
-  std::int64_t invalid = (it == cache().end() || !layout_valid(it->second, req, space)) ? 1 : 0;
-  if (moves) {
-    c.allreduce_max(&invalid, 1);
-  }
-  if (!invalid) {
-    return it->second;
-  }
-
-  const int nkeys = space.key_count();
-  std::size_t n = space.local_count();
-  // keys are kept in memory only where they are needed again (ordered or skewed loops);
-  // otherwise they are extracted from the records on every pass (peak memory ~ the records)
-  const bool keep_keys = req.ordered || skewed;
-  std::vector<std::int64_t> keys;
-  std::vector<std::int64_t> scratch(req.spec->fields.size() + 1);
-  std::vector<std::int64_t> one(static_cast<std::size_t>(nkeys) + 1);
-  auto materialize = [&] {
-    keys.assign(keep_keys ? n * static_cast<std::size_t>(nkeys) : 0, 0);
-    for (std::size_t i = 0; keep_keys && i < n; ++i) {
-      transformed_keys(req, space, i, keys.data() + i * nkeys, scratch.data());
-    }
-  };
-  auto key_at = [&](std::size_t i, int fk) {
-    if (keep_keys) {
-      return keys[i * nkeys + fk];
-    }
-    space.keys(i, one.data());
-    return one[fk];
-  };
-  materialize();
-
-  // 1. block boundaries per field, balanced by record counts (global histograms)
-  RecordLayout layout;
-  Schedule& s = layout.schedule;
-  s = make_schedule(req.kind, req.field_keys, req.workers, req.threads);
-  s.key_min.assign(f, 0);
-  if (s.cells == 1 && !moves && !req.ordered && !skewed) {
-    // one cell on one rank (one worker): every record is in it, in the order it has
-    for (int j = 0; j < f; ++j) {
-      s.bounds.push_back(equal_boundaries(0, 1));
-    }
-    layout.seg_begin = {0};
-    layout.seg_end = {n};
-    return store(key, std::move(layout), space);
-  }
   for (int j = 0; j < f; ++j) {
     const int fk = req.field_keys[j];
-    std::int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::int64_t v = key_at(i, fk);
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-    }
-    if (global) {
-      c.allreduce_min(&lo, 1);
-      c.allreduce_max(&hi, 1);
-    }
+    auto [lo, hi] = key_range(keys, n, fk, global);
     if (lo > hi) {
       lo = 0;
       hi = -1;
@@ -734,122 +726,209 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
     }
     std::vector<std::int64_t> hist(static_cast<std::size_t>(range), 0);
     for (std::size_t i = 0; i < n; ++i) {
-      ++hist[static_cast<std::size_t>(key_at(i, fk) - lo)];
+      ++hist[static_cast<std::size_t>(keys.of(i)[fk] - lo)];
     }
     if (global) {
-      c.allreduce_sum(hist.data(), hist.size());
+      comm().allreduce_sum(hist.data(), hist.size());
     }
     s.bounds.push_back(balanced_boundaries(hist, s.blocks[j]));
   }
+}
 
-  // 2. the cell of a local record; the global position of this rank's first record (its
-  // records' positions in the dataset's order, rank by rank)
-  std::uint64_t offset = 0, total = n;
-  if (global) {
-    std::vector<std::size_t> offs;
-    std::uint64_t mine = n;
-    auto all = c.allgatherv(&mine, sizeof mine, offs);
-    total = 0;
-    for (int r = 0; r < c.size(); ++r) {
-      std::uint64_t v = 0;
-      std::memcpy(&v, all.data() + offs[r], sizeof v);
-      if (r < c.rank()) {
-        offset += v;
+/// Where this rank's records lie in the dataset's order: the position of its first record
+/// (ranks before it hold the earlier ones) and the records of all ranks.
+struct RankShare {
+  std::uint64_t offset = 0, total = 0;
+};
+
+RankShare rank_share(std::size_t n, bool global) {
+  RankShare share{0, n};
+  if (!global) {
+    return share;
+  }
+  Comm& c = comm();
+  std::vector<std::size_t> offs;
+  std::uint64_t mine = n;
+  auto all = c.allgatherv(&mine, sizeof mine, offs);
+  share.total = 0;
+  for (int r = 0; r < c.size(); ++r) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, all.data() + offs[r], sizeof v);
+    if (r < c.rank()) {
+      share.offset += v;
+    }
+    share.total += v;
+  }
+  return share;
+}
+
+/// The cell of a local record: the block of each field (a table per field where the key range
+/// is small), folded into the cell as Schedule::cell_of does, for any number of fields; without
+/// fields, the record's share of the dataset's order.
+class CellOfRecord {
+public:
+  CellOfRecord(const LayoutRequest& req, const Schedule& s, LayoutKeys& keys, RankShare share)
+      : req_(req), s_(s), keys_(keys), share_(share), tables_(s.bounds.size()) {
+    for (std::size_t j = 0; j < tables_.size(); ++j) {
+      const std::vector<std::int64_t>& starts = s.bounds[j].starts;
+      if (s.bounds[j].extent() <= (std::int64_t{1} << 24)) {
+        tables_[j].resize(static_cast<std::size_t>(s.bounds[j].extent()));
+        for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
+          std::fill(tables_[j].begin() + starts[b], tables_[j].begin() + starts[b + 1],
+                    static_cast<int>(b));
+        }
       }
-      total += v;
     }
   }
-  // origin: positions fit in 32 bits (larger datasets are not tracked: serial loops then run
-  // in the laid-out order)
-  const bool track = space.origin() != nullptr && total < (std::uint64_t{1} << 32);
-  // block of each key value per field, as a table where the key range is small
-  std::vector<std::vector<int>> block_table(static_cast<std::size_t>(f));
-  for (int j = 0; j < f; ++j) {
-    const std::vector<std::int64_t>& starts = s.bounds[j].starts;
-    if (s.bounds[j].extent() <= (std::int64_t{1} << 24)) {
-      block_table[j].resize(static_cast<std::size_t>(s.bounds[j].extent()));
-      for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
-        std::fill(block_table[j].begin() + starts[b], block_table[j].begin() + starts[b + 1],
-                  static_cast<int>(b));
-      }
-    }
-  }
-  auto cell_of_record = [&](std::size_t i) {
+  int operator()(std::size_t i) const {
+    const int f = s_.fields();
     if (f == 0) {
-      return static_cast<int>((i + offset) * static_cast<std::uint64_t>(req.workers) /
-                              std::max<std::uint64_t>(total, 1));
+      return static_cast<int>((i + share_.offset) * static_cast<std::uint64_t>(req_.workers) /
+                              std::max<std::uint64_t>(share_.total, 1));
     }
-    const std::int64_t* k = one.data();
-    if (keep_keys) {
-      k = keys.data() + i * static_cast<std::size_t>(nkeys);
-    } else {
-      space.keys(i, one.data());
-    }
-    // the block of each field, folded into the cell as Schedule::cell_of does (no coordinate
-    // array: any number of fields)
+    const std::int64_t* k = keys_.of(i);
     int cell = 0;
     for (int j = 0; j < f; ++j) {
-      const std::int64_t v = k[req.field_keys[j]];
-      const std::int64_t rel = v - s.key_min[j];
-      const auto& table = block_table[j];
+      const std::int64_t v = k[req_.field_keys[j]];
+      const std::int64_t rel = v - s_.key_min[j];
+      const std::vector<int>& table = tables_[j];
       const int block = rel >= 0 && rel < static_cast<std::int64_t>(table.size())
                             ? table[static_cast<std::size_t>(rel)]
-                            : s.block_of(j, v);
-      cell = cell * s.blocks[j] + block;
+                            : s_.block_of(j, v);
+      cell = cell * s_.blocks[j] + block;
     }
     return cell;
-  };
-  auto rank_of_record = [&](std::size_t i) {
-    return s.rank_of_worker(s.cell_worker[cell_of_record(i)]);
-  };
-
-  // 3. records move to the rank of their cell's worker
-  if (moves) {
-    // straight into their cells where no order inside a cell, no ids and no earlier origin need
-    // carrying along (every rank decides alike)
-    std::int64_t carried = space.ids().empty() && !space.has_origin() ? 0 : 1;
-    c.allreduce_max(&carried, 1);
-    if (global && f > 0 && !keep_keys && !carried && (!track || s.cells <= 256)) {
-      exchange_into_cells(space, s, cell_of_record, track, layout);
-      trim_heap();
-      return store(key, std::move(layout), space);
-    }
-    if (!space.distributed()) {
-      keep_own_records(space, rank_of_record, track, keep_keys ? &keys : nullptr, nkeys);
-    } else {
-      exchange_records(space, rank_of_record, track, offset);
-      n = space.local_count();
-      materialize();
-    }
-    n = space.local_count();
   }
+  int rank(std::size_t i) const { return s_.rank_of_worker(s_.cell_worker[(*this)(i)]); }
 
-  // 4. sort this rank's records by cell (stable; ordered loops: by keys inside a cell), in place
+private:
+  const LayoutRequest& req_;
+  const Schedule& s_;
+  LayoutKeys& keys_;
+  RankShare share_;
+  std::vector<std::vector<int>> tables_;
+};
+
+/// Step 3: records move to the rank of their cell's worker. Returns true when they went
+/// straight into their cells (the layout's segments are then set): no order inside a cell, no
+/// ids and no earlier origin to carry along (every rank decides alike).
+bool move_records(SpaceAccess& space, LayoutKeys& keys,
+                  const CellOfRecord& cell_of, RankShare share, bool track, RecordLayout& layout) {
+  const Schedule& s = layout.schedule;
+  const bool global = space.distributed();
+  std::int64_t carried = space.ids().empty() && !space.has_origin() ? 0 : 1;
+  comm().allreduce_max(&carried, 1);
+  if (global && s.fields() > 0 && !keys.kept() && !carried && (!track || s.cells <= 256)) {
+    exchange_into_cells(space, s, cell_of, track, layout);
+    return true;
+  }
+  auto rank_of = [&](std::size_t i) { return cell_of.rank(i); };
+  if (!global) {
+    keep_own_records(space, rank_of, track, keys.kept() ? &keys.kept_keys() : nullptr,
+                     keys.count());
+  } else {
+    exchange_records(space, rank_of, track, share.offset);
+    keys.reload();
+  }
+  return false;
+}
+
+/// Step 4: sorts this rank's records by cell in place, stably (records keep their relative order
+/// inside a cell: the locality of the input's order survives); ordered loops: by keys inside a
+/// cell. Sets the layout's segments.
+void group_by_cell(const LayoutRequest& req, SpaceAccess& space, LayoutKeys& keys,
+                   const CellOfRecord& cell_of, bool track, RecordLayout& layout) {
+  const Schedule& s = layout.schedule;
+  const std::size_t n = space.local_count();
+  const bool shares = req.ranks > 1 && s.fields() == 0;
+  const int first = comm().rank() * req.threads;
   auto local_cell = [&](std::size_t i) {
-    if (moves && f == 0) { // shares of the records: this rank's threads split what it holds
-      return c.rank() * req.threads + static_cast<int>(i * static_cast<std::size_t>(req.threads) /
-                                                       std::max<std::size_t>(n, 1));
+    if (shares) { // shares of the records: this rank's threads split what it holds
+      return first + static_cast<int>(i * static_cast<std::size_t>(req.threads) /
+                                      std::max<std::size_t>(n, 1));
     }
-    return cell_of_record(i);
+    return cell_of(i);
   };
-  // a stable order by cell (records keep their relative order inside a cell: locality of the
-  // input's order survives), ordered loops: by keys inside a cell; applied in place
   if (!req.ordered) {
     layout.seg_begin = group_in_place(space, s.cells, local_cell, track);
   } else {
     std::vector<std::uint32_t> order = counting_order(n, s.cells, local_cell, layout.seg_begin);
-    sort_cells_by_keys(req, keys, nkeys, layout.seg_begin, order);
+    sort_cells_by_keys(req, keys.kept_keys(), keys.count(), layout.seg_begin, order);
     permute_in_place(space, std::move(order), track);
   }
   layout.seg_end.assign(layout.seg_begin.begin() + 1, layout.seg_begin.end());
   layout.seg_begin.pop_back();
-  keys = std::vector<std::int64_t>();
+}
+
+/// A cached layout of this loop that still fits the records, on every rank (collective when the
+/// records move); null otherwise.
+const RecordLayout* cached_layout(LayoutCache& cache, const LayoutKey& key,
+                                  const LayoutRequest& req, SpaceAccess& space) {
+  auto it = cache.find(key);
+  std::int64_t invalid = (it == cache.end() || !layout_valid(it->second, req, space)) ? 1 : 0;
+  if (req.ranks > 1) {
+    comm().allreduce_max(&invalid, 1);
+  }
+  return invalid ? nullptr : &it->second;
+}
+
+} // namespace
+
+Schedule index_schedule(const LayoutRequest& req, const std::vector<std::int64_t>& extents) {
+  Schedule s = make_schedule(req.kind, req.field_keys, req.workers, req.threads);
+  s.key_min.assign(s.fields(), 0);
+  for (int j = 0; j < s.fields(); ++j) {
+    s.bounds.push_back(equal_boundaries(extents[s.field_keys[j]], s.blocks[j]));
+  }
+  return s;
+}
+
+const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) {
+  const bool moves = req.ranks > 1;
+  const bool global = moves && space.distributed();
+  const int f = static_cast<int>(req.field_keys.size());
+  const bool skewed = req.matrix && !req.matrix->empty();
+  LayoutCache& cache = layout_cache(space);
+  const LayoutKey key{req.spec->file, req.spec->line, req.workers, static_cast<int>(req.kind),
+                      req.ranks};
+  if (f == 0 && !req.ordered && !skewed && (!moves || space.distributed())) {
+    return cache[key] = share_layout(req, space);
+  }
+  if (const RecordLayout* cached = cached_layout(cache, key, req, space)) {
+    return *cached;
+  }
+  RecordLayout layout;
+  Schedule& s = layout.schedule;
+  s = make_schedule(req.kind, req.field_keys, req.workers, req.threads);
+  s.key_min.assign(f, 0);
+  if (s.cells == 1 && !moves && !req.ordered && !skewed) {
+    // one cell on one rank (one worker): every record is in it, in the order it has
+    for (int j = 0; j < f; ++j) {
+      s.bounds.push_back(equal_boundaries(0, 1));
+    }
+    layout.seg_begin = {0};
+    layout.seg_end = {space.local_count()};
+    return store(cache, key, std::move(layout), space);
+  }
+  LayoutKeys keys(req, space);
+  balance_blocks(req, keys, space.local_count(), global, s);
+  const RankShare share = rank_share(space.local_count(), global);
+  // origin: positions fit in 32 bits (larger datasets are not tracked: serial loops then run in
+  // the laid-out order)
+  const bool track = space.origin() != nullptr && share.total < (std::uint64_t{1} << 32);
+  const CellOfRecord cell_of(req, s, keys, share);
+  if (moves && move_records(space, keys, cell_of, share, track, layout)) {
+    trim_heap();
+    return store(cache, key, std::move(layout), space);
+  }
+  group_by_cell(req, space, keys, cell_of, track, layout);
+  keys.release();
   if (moves) {
     // the layout's temporaries (orders, keys, the exchange's) were freed; malloc keeps freed
     // heap memory resident otherwise (~20 MiB at 10M records), for the whole run
     trim_heap();
   }
-  return store(key, std::move(layout), space);
+  return store(cache, key, std::move(layout), space);
 }
 
 } // namespace rotor::detail

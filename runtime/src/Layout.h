@@ -2,7 +2,8 @@
 /// \file
 /// Where the records of a loop are: the schedule's block boundaries (histogram-balanced), the
 /// move of each record to the rank of its block, and this rank's records sorted by cell so a
-/// cell is a contiguous segment. Cached per (dataset, loop, workers) and validated on reuse.
+/// cell is a contiguous segment. Cached per (loop, workers, kind, ranks) in the space itself (a
+/// Dataset keeps its loops' layouts: SpaceAccess::layouts) and validated on reuse.
 
 #include "Schedule.h"
 #include "rotor/runtime/detail/Engine.h"
@@ -39,8 +40,5 @@ const RecordLayout& record_layout(const LayoutRequest& request, SpaceAccess& spa
 
 /// Blocks of an IndexSpace (no records move): equal boundaries over each partitioned dimension.
 Schedule index_schedule(const LayoutRequest& request, const std::vector<std::int64_t>& extents);
-
-/// Forgets cached layouts (tests).
-void clear_layout_cache();
 
 } // namespace rotor::detail
