@@ -1,5 +1,6 @@
 #include "Layout.h"
 
+#include "Arena.h"
 #include "BucketInPlace.h"
 #include "Comm.h"
 #include "Pages.h"
@@ -21,7 +22,9 @@ using LayoutKey = std::tuple<std::string, int, int, int, int>;
 
 /// The layouts of the loops over one space, kept by the space (SpaceAccess::layouts: a
 /// Dataset's own slot), so they live and die with it.
-using LayoutCache = std::map<LayoutKey, RecordLayout>;
+struct LayoutCache {
+  std::map<LayoutKey, LoopLayout> layouts;
+};
 
 LayoutCache& layout_cache(SpaceAccess& space) {
   std::shared_ptr<void>& slot = space.layouts();
@@ -29,6 +32,24 @@ LayoutCache& layout_cache(SpaceAccess& space) {
     slot = std::make_shared<LayoutCache>();
   }
   return *static_cast<LayoutCache*>(slot.get());
+}
+
+LayoutKey layout_key(const LayoutRequest& req) {
+  return LayoutKey{req.spec->file, req.spec->line, req.workers, static_cast<int>(req.kind),
+                   req.ranks};
+}
+
+/// Runs fn(begin, end, piece) over up to `pieces` contiguous parts of [0, n) (at least 64k
+/// records each) on the session's threads; returns how many parts it used.
+template <class Fn> std::size_t in_pieces(std::size_t n, int pieces, const Fn& fn) {
+  const std::size_t p =
+      std::clamp<std::size_t>(n >> 16, 1, static_cast<std::size_t>(std::max(pieces, 1)));
+  if (p == 1) {
+    fn(std::size_t{0}, n, std::size_t{0});
+  } else {
+    arena_run(p, [&](std::size_t k) { fn(n * k / p, n * (k + 1) / p, k); });
+  }
+  return p;
 }
 
 /// Transformed keys: the plan fields replaced by matrix * (plan fields) when skewed. The matrix
@@ -69,7 +90,7 @@ bool order_key_less(const LayoutRequest& req, const std::int64_t* a, const std::
   return std::lexicographical_compare(a, a + nkeys, b, b + nkeys);
 }
 
-bool keys_fit(const RecordLayout& l, const LayoutRequest& req, SpaceAccess& space) {
+bool keys_fit(const LoopLayout& l, const LayoutRequest& req, SpaceAccess& space) {
   const Schedule& s = l.schedule;
   const int f = s.fields();
   if (f == 0 && !req.ordered) {
@@ -116,7 +137,7 @@ bool keys_fit(const RecordLayout& l, const LayoutRequest& req, SpaceAccess& spac
   return true;
 }
 
-bool layout_valid(RecordLayout& l, const LayoutRequest& req, SpaceAccess& space) {
+bool layout_valid(LoopLayout& l, const LayoutRequest& req, SpaceAccess& space) {
   if (l.data != space.record_data() || l.count != space.local_count()) {
     return false;
   }
@@ -149,8 +170,8 @@ void sort_cells_by_keys(const LayoutRequest& req, const std::vector<std::int64_t
 
 /// Any-order plans (independent, data_parallel) over records that need not move: this rank's
 /// threads split its records as they lie, whatever an earlier loop made of their order.
-RecordLayout share_layout(const LayoutRequest& req, SpaceAccess& space) {
-  RecordLayout l;
+LoopLayout share_layout(const LayoutRequest& req, SpaceAccess& space) {
+  LoopLayout l;
   l.schedule = make_schedule(req.kind, {}, req.workers, req.threads);
   const std::size_t n = space.local_count();
   const int cells = l.schedule.cells;
@@ -500,7 +521,7 @@ std::size_t page_records(std::size_t record_bytes, int cells) {
 /// dataset's cell order (by rank, then cell), which expand_origin_codes turns into positions.
 template <class CellOf>
 void exchange_into_cells(SpaceAccess& space, const Schedule& s, CellOf&& cell_of, bool track,
-                         RecordLayout& layout) {
+                         LoopLayout& layout) {
   Comm& c = comm();
   const int me = c.rank(), ranks = c.size(), cells = s.cells;
   const std::size_t n = space.local_count(), rb = space.record_bytes();
@@ -637,14 +658,14 @@ void exchange_into_cells(SpaceAccess& space, const Schedule& s, CellOf&& cell_of
 
 /// Caches a new layout: the records were (possibly) reordered, so the change counter moves on
 /// and other loops' cached layouts are checked against the keys again.
-const RecordLayout& store(LayoutCache& cache, const LayoutKey& key, RecordLayout layout,
-                          SpaceAccess& space) {
+const LoopLayout& store(LayoutCache& cache, const LayoutKey& key, LoopLayout layout,
+                        SpaceAccess& space) {
   if (std::uint64_t* version = space.version()) {
     layout.version = ++*version;
   }
   layout.data = space.record_data();
   layout.count = space.local_count();
-  RecordLayout& slot = cache[key];
+  LoopLayout& slot = cache.layouts[key];
   slot = std::move(layout);
   return slot;
 }
@@ -657,7 +678,7 @@ public:
   LayoutKeys(const LayoutRequest& req, SpaceAccess& space)
       : req_(req), space_(space), nkeys_(space.key_count()),
         keep_(req.ordered || (req.matrix && !req.matrix->empty())),
-        scratch_(req.spec->fields.size() + 1), one_(static_cast<std::size_t>(nkeys_) + 1) {
+        scratch_(req.spec->fields.size() + 1) {
     reload();
   }
   bool kept() const { return keep_; }
@@ -670,13 +691,14 @@ public:
       transformed_keys(req_, space_, i, keys_.data() + i * nkeys_, scratch_.data());
     }
   }
-  /// All keys of local record i (valid until the next call; not thread-safe when not kept).
-  const std::int64_t* of(std::size_t i) {
+  /// All keys of local record i: a pointer into the kept keys, or `buffer` (count() + 1 values)
+  /// filled from the record. Safe from several threads with their own buffers.
+  const std::int64_t* read(std::size_t i, std::int64_t* buffer) const {
     if (keep_) {
       return keys_.data() + i * static_cast<std::size_t>(nkeys_);
     }
-    space_.keys(i, one_.data());
-    return one_.data();
+    space_.keys(i, buffer);
+    return buffer;
   }
   std::vector<std::int64_t>& kept_keys() { return keys_; }
   void release() { keys_ = std::vector<std::int64_t>(); }
@@ -686,52 +708,170 @@ private:
   SpaceAccess& space_;
   const int nkeys_;
   const bool keep_;
-  std::vector<std::int64_t> keys_, scratch_, one_;
+  std::vector<std::int64_t> keys_, scratch_;
 };
 
-/// Field j's key range over all ranks (`global`): [lo, hi], or lo > hi when there are no
-/// records.
-std::pair<std::int64_t, std::int64_t> key_range(LayoutKeys& keys, std::size_t n, int fk,
-                                                bool global) {
-  std::int64_t lo = INT64_MAX, hi = INT64_MIN;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t v = keys.of(i)[fk];
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
+/// Each field's key range over all ranks (`global`): lo[j]..hi[j], lo > hi when there are no
+/// records. One pass over the records, on the session's threads.
+struct KeyRanges {
+  std::vector<std::int64_t> lo, hi;
+};
+
+KeyRanges key_ranges(const LayoutRequest& req, const LayoutKeys& keys, std::size_t n, bool global) {
+  const std::size_t f = req.field_keys.size();
+  const auto pieces = static_cast<std::size_t>(std::max(req.threads, 1));
+  std::vector<KeyRanges> part(pieces, KeyRanges{std::vector<std::int64_t>(f, INT64_MAX),
+                                                std::vector<std::int64_t>(f, INT64_MIN)});
+  in_pieces(n, req.threads, [&](std::size_t begin, std::size_t end, std::size_t p) {
+    std::vector<std::int64_t> buffer(static_cast<std::size_t>(keys.count()) + 1);
+    KeyRanges& r = part[p];
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::int64_t* k = keys.read(i, buffer.data());
+      for (std::size_t j = 0; j < f; ++j) {
+        r.lo[j] = std::min(r.lo[j], k[req.field_keys[j]]);
+        r.hi[j] = std::max(r.hi[j], k[req.field_keys[j]]);
+      }
+    }
+  });
+  for (std::size_t p = 1; p < pieces; ++p) {
+    for (std::size_t j = 0; j < f; ++j) {
+      part[0].lo[j] = std::min(part[0].lo[j], part[p].lo[j]);
+      part[0].hi[j] = std::max(part[0].hi[j], part[p].hi[j]);
+    }
   }
-  if (global) {
-    comm().allreduce_min(&lo, 1);
-    comm().allreduce_max(&hi, 1);
+  if (global && f > 0) {
+    comm().allreduce_min(part[0].lo.data(), f);
+    comm().allreduce_max(part[0].hi.data(), f);
   }
-  return {lo, hi};
+  return part[0];
+}
+
+/// Key ranges over this many values are cut into equal ranges (no histogram).
+constexpr std::int64_t k_histogram_range = std::int64_t{64} << 20;
+
+/// Tiles per block of each field (Schedule::tiles): `req.blocks` per field when given (rounded
+/// up to a multiple of the blocks), else halving the field whose rows take most of a tile until
+/// the array rows a tile of every field touches fit `req.cache_bytes` (a tile keeps at least 16
+/// key values). Ordered and skewed loops keep one tile per cell (their order is the keys').
+/// At most 65535 tiles over all cells (a tile's number fits 16 bits).
+void choose_tiles(const LayoutRequest& req, const std::vector<std::int64_t>& range, Schedule& s) {
+  const int f = s.fields();
+  if (f == 0 || req.ordered || (req.matrix && !req.matrix->empty())) {
+    return;
+  }
+  if (req.blocks > 0) {
+    for (int j = 0; j < f; ++j) {
+      s.tiles[j] = std::max(1, (req.blocks + s.blocks[j] - 1) / s.blocks[j]);
+    }
+  } else if (req.cache_bytes > 0 && req.row_bytes.size() == static_cast<std::size_t>(f)) {
+    const auto term = [&](int j) {
+      return static_cast<double>(range[j]) / (s.blocks[j] * s.tiles[j]) *
+             static_cast<double>(req.row_bytes[j]);
+    };
+    for (;;) {
+      double bytes = 0, largest = 0;
+      int cut = -1;
+      for (int j = 0; j < f; ++j) {
+        bytes += term(j);
+        const bool can = range[j] / (2 * s.blocks[j] * s.tiles[j]) >= 16;
+        if (can && term(j) > largest) {
+          largest = term(j);
+          cut = j;
+        }
+      }
+      if (bytes <= static_cast<double>(req.cache_bytes) || cut < 0) {
+        break;
+      }
+      s.tiles[cut] *= 2;
+    }
+  }
+  for (int j = 0; j < f; ++j) {
+    s.tiles[j] = static_cast<int>(
+        std::clamp<std::int64_t>(s.tiles[j], 1, std::max<std::int64_t>(1, range[j] / s.blocks[j])));
+  }
+  while (static_cast<std::int64_t>(s.cells) * s.tiles_per_cell() > 65535) {
+    *std::max_element(s.tiles.begin(), s.tiles.end()) /= 2;
+  }
+}
+
+/// Record counts per key value of the fields whose range is below k_histogram_range, summed
+/// over ranks (`global`); one pass over the records on the session's threads (a histogram per
+/// thread where they fit 256 MiB together, else one).
+std::vector<std::vector<std::int64_t>> histograms(const LayoutRequest& req, const LayoutKeys& keys,
+                                                  std::size_t n, const KeyRanges& r, bool global) {
+  const std::size_t f = req.field_keys.size();
+  std::size_t entries = 0;
+  std::vector<std::size_t> size(f, 0);
+  for (std::size_t j = 0; j < f; ++j) {
+    const std::int64_t range = r.lo[j] > r.hi[j] ? 0 : r.hi[j] - r.lo[j] + 1;
+    size[j] = range > k_histogram_range ? 0 : static_cast<std::size_t>(range);
+    entries += size[j];
+  }
+  const int threads =
+      entries * static_cast<std::size_t>(std::max(req.threads, 1)) <= (std::size_t{32} << 20)
+          ? req.threads
+          : 1;
+  std::vector<std::vector<std::vector<std::int64_t>>> part(
+      static_cast<std::size_t>(std::max(threads, 1)));
+  const std::size_t used =
+      in_pieces(n, threads, [&](std::size_t begin, std::size_t end, std::size_t p) {
+        std::vector<std::vector<std::int64_t>>& h = part[p];
+        for (std::size_t j = 0; j < f; ++j) {
+          h.emplace_back(size[j], 0);
+        }
+        std::vector<std::int64_t> buffer(static_cast<std::size_t>(keys.count()) + 1);
+        for (std::size_t i = begin; i < end; ++i) {
+          const std::int64_t* k = keys.read(i, buffer.data());
+          for (std::size_t j = 0; j < f; ++j) {
+            if (size[j] > 0) {
+              ++h[j][static_cast<std::size_t>(k[req.field_keys[j]] - r.lo[j])];
+            }
+          }
+        }
+      });
+  std::vector<std::vector<std::int64_t>> total = std::move(part[0]);
+  total.resize(f);
+  for (std::size_t j = 0; j < f; ++j) {
+    total[j].resize(size[j], 0);
+    for (std::size_t p = 1; p < used; ++p) {
+      for (std::size_t v = 0; v < size[j]; ++v) {
+        total[j][v] += part[p][j][v];
+      }
+    }
+    if (global && size[j] > 0) {
+      comm().allreduce_sum(total[j].data(), size[j]);
+    }
+  }
+  return total;
 }
 
 /// Step 1: block boundaries per field, balanced by record counts (global histograms over all
-/// ranks when `global`); key ranges over 64M values are cut into equal ranges instead.
-void balance_blocks(const LayoutRequest& req, LayoutKeys& keys, std::size_t n, bool global,
+/// ranks when `global`), cut into tiles (choose_tiles) balanced the same way: the blocks are
+/// every tiles[j]-th tile boundary. Key ranges over 64M values are cut into equal ranges.
+void balance_blocks(const LayoutRequest& req, const LayoutKeys& keys, std::size_t n, bool global,
                     Schedule& s) {
   const int f = static_cast<int>(req.field_keys.size());
+  KeyRanges r = key_ranges(req, keys, n, global);
+  std::vector<std::int64_t> range(static_cast<std::size_t>(f));
   for (int j = 0; j < f; ++j) {
-    const int fk = req.field_keys[j];
-    auto [lo, hi] = key_range(keys, n, fk, global);
-    if (lo > hi) {
-      lo = 0;
-      hi = -1;
+    if (r.lo[j] > r.hi[j]) {
+      r.lo[j] = 0;
+      r.hi[j] = -1;
     }
-    s.key_min[j] = lo;
-    const std::int64_t range = hi - lo + 1;
-    if (range > 64 * 1024 * 1024) {
-      s.bounds.push_back(equal_boundaries(range, s.blocks[j]));
-      continue;
+    range[j] = r.hi[j] - r.lo[j] + 1;
+  }
+  choose_tiles(req, range, s);
+  const std::vector<std::vector<std::int64_t>> hist = histograms(req, keys, n, r, global);
+  for (int j = 0; j < f; ++j) {
+    s.key_min[j] = r.lo[j];
+    const int parts = s.blocks[j] * s.tiles[j];
+    s.tile_bounds.push_back(range[j] > k_histogram_range ? equal_boundaries(range[j], parts)
+                                                         : balanced_boundaries(hist[j], parts));
+    Boundaries blocks;
+    for (int b = 0; b <= s.blocks[j]; ++b) {
+      blocks.starts.push_back(s.tile_bounds[j].starts[static_cast<std::size_t>(b) * s.tiles[j]]);
     }
-    std::vector<std::int64_t> hist(static_cast<std::size_t>(range), 0);
-    for (std::size_t i = 0; i < n; ++i) {
-      ++hist[static_cast<std::size_t>(keys.of(i)[fk] - lo)];
-    }
-    if (global) {
-      comm().allreduce_sum(hist.data(), hist.size());
-    }
-    s.bounds.push_back(balanced_boundaries(hist, s.blocks[j]));
+    s.bounds.push_back(std::move(blocks));
   }
 }
 
@@ -762,67 +902,99 @@ RankShare rank_share(std::size_t n, bool global) {
   return share;
 }
 
-/// The cell of a local record: the block of each field (a table per field where the key range
-/// is small), folded into the cell as Schedule::cell_of does, for any number of fields; without
-/// fields, the record's share of the dataset's order.
-class CellOfRecord {
+/// The bucket of a local record: its cell times the tiles per cell plus its tile (the part of
+/// each field, folded as Schedule::cell_of folds blocks, for any number of fields); without
+/// fields, the cell of the record's share of the dataset's order. Computed once per record on
+/// the session's threads into 16 bits a record (update() after the records moved).
+class RecordBuckets {
 public:
-  CellOfRecord(const LayoutRequest& req, const Schedule& s, LayoutKeys& keys, RankShare share)
-      : req_(req), s_(s), keys_(keys), share_(share), tables_(s.bounds.size()) {
+  RecordBuckets(const LayoutRequest& req, const Schedule& s, const LayoutKeys& keys,
+                RankShare share, SpaceAccess& space)
+      : req_(req), s_(s), keys_(keys), share_(share), per_cell_(s.tiles_per_cell()),
+        tables_(s.tile_bounds.size()) {
     for (std::size_t j = 0; j < tables_.size(); ++j) {
-      const std::vector<std::int64_t>& starts = s.bounds[j].starts;
-      if (s.bounds[j].extent() <= (std::int64_t{1} << 24)) {
-        tables_[j].resize(static_cast<std::size_t>(s.bounds[j].extent()));
+      const std::vector<std::int64_t>& starts = s.tile_bounds[j].starts;
+      if (s.tile_bounds[j].extent() <= (std::int64_t{1} << 24)) {
+        tables_[j].resize(static_cast<std::size_t>(s.tile_bounds[j].extent()));
         for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
           std::fill(tables_[j].begin() + starts[b], tables_[j].begin() + starts[b + 1],
                     static_cast<int>(b));
         }
       }
     }
+    update(space);
   }
-  int operator()(std::size_t i) const {
+  /// Computes every local record's bucket again (the records moved).
+  void update(SpaceAccess& space) {
+    ids_.clear();
+    if (static_cast<std::int64_t>(s_.cells) * per_cell_ > 65536) {
+      return; // computed on every call
+    }
+    ids_.resize(space.local_count());
+    in_pieces(ids_.size(), req_.threads, [&](std::size_t begin, std::size_t end, std::size_t) {
+      std::vector<std::int64_t> buffer(static_cast<std::size_t>(keys_.count()) + 1);
+      for (std::size_t i = begin; i < end; ++i) {
+        ids_[i] = static_cast<std::uint16_t>(compute(i, buffer.data()));
+      }
+    });
+  }
+  int tiles_per_cell() const { return per_cell_; }
+  int bucket(std::size_t i) const {
+    if (!ids_.empty()) {
+      return ids_[i];
+    }
+    std::vector<std::int64_t> buffer(static_cast<std::size_t>(keys_.count()) + 1);
+    return compute(i, buffer.data());
+  }
+  int cell(std::size_t i) const { return bucket(i) / per_cell_; }
+  int rank(std::size_t i) const { return s_.rank_of_worker(s_.cell_worker[cell(i)]); }
+
+private:
+  int compute(std::size_t i, std::int64_t* buffer) const {
     const int f = s_.fields();
     if (f == 0) {
       return static_cast<int>((i + share_.offset) * static_cast<std::uint64_t>(req_.workers) /
                               std::max<std::uint64_t>(share_.total, 1));
     }
-    const std::int64_t* k = keys_.of(i);
-    int cell = 0;
+    const std::int64_t* k = keys_.read(i, buffer);
+    int cell = 0, tile = 0;
     for (int j = 0; j < f; ++j) {
-      const std::int64_t v = k[req_.field_keys[j]];
-      const std::int64_t rel = v - s_.key_min[j];
+      const std::int64_t rel = k[req_.field_keys[j]] - s_.key_min[j];
       const std::vector<int>& table = tables_[j];
-      const int block = rel >= 0 && rel < static_cast<std::int64_t>(table.size())
-                            ? table[static_cast<std::size_t>(rel)]
-                            : s_.block_of(j, v);
-      cell = cell * s_.blocks[j] + block;
+      const int part = rel >= 0 && rel < static_cast<std::int64_t>(table.size())
+                           ? table[static_cast<std::size_t>(rel)]
+                           : s_.tile_bounds[j].block_of(rel);
+      cell = cell * s_.blocks[j] + part / s_.tiles[j];
+      tile = tile * s_.tiles[j] + part % s_.tiles[j];
     }
-    return cell;
+    return cell * per_cell_ + tile;
   }
-  int rank(std::size_t i) const { return s_.rank_of_worker(s_.cell_worker[(*this)(i)]); }
 
-private:
   const LayoutRequest& req_;
   const Schedule& s_;
-  LayoutKeys& keys_;
+  const LayoutKeys& keys_;
   RankShare share_;
+  const int per_cell_;
   std::vector<std::vector<int>> tables_;
+  std::vector<std::uint16_t> ids_;
 };
 
 /// Step 3: records move to the rank of their cell's worker. Returns true when they went
 /// straight into their cells (the layout's segments are then set): no order inside a cell, no
-/// ids and no earlier origin to carry along (every rank decides alike).
-bool move_records(SpaceAccess& space, LayoutKeys& keys,
-                  const CellOfRecord& cell_of, RankShare share, bool track, RecordLayout& layout) {
+/// tiles, no ids and no earlier origin to carry along (every rank decides alike).
+bool move_records(SpaceAccess& space, LayoutKeys& keys, RecordBuckets& buckets, RankShare share,
+                  bool track, LoopLayout& layout) {
   const Schedule& s = layout.schedule;
   const bool global = space.distributed();
   std::int64_t carried = space.ids().empty() && !space.has_origin() ? 0 : 1;
   comm().allreduce_max(&carried, 1);
-  if (global && s.fields() > 0 && !keys.kept() && !carried && (!track || s.cells <= 256)) {
-    exchange_into_cells(space, s, cell_of, track, layout);
+  if (global && s.fields() > 0 && !keys.kept() && !carried && buckets.tiles_per_cell() == 1 &&
+      (!track || s.cells <= 256)) {
+    exchange_into_cells(
+        space, s, [&](std::size_t i) { return buckets.cell(i); }, track, layout);
     return true;
   }
-  auto rank_of = [&](std::size_t i) { return cell_of.rank(i); };
+  auto rank_of = [&](std::size_t i) { return buckets.rank(i); };
   if (!global) {
     keep_own_records(space, rank_of, track, keys.kept() ? &keys.kept_keys() : nullptr,
                      keys.count());
@@ -830,42 +1002,53 @@ bool move_records(SpaceAccess& space, LayoutKeys& keys,
     exchange_records(space, rank_of, track, share.offset);
     keys.reload();
   }
+  buckets.update(space);
   return false;
 }
 
-/// Step 4: sorts this rank's records by cell in place, stably (records keep their relative order
-/// inside a cell: the locality of the input's order survives); ordered loops: by keys inside a
-/// cell. Sets the layout's segments.
+/// Step 4: sorts this rank's records by cell and by tile inside a cell, in place, stably
+/// (records keep their relative order inside a tile: the locality of the input's order
+/// survives); ordered loops: by keys inside a cell. Sets the layout's segments and tiles.
 void group_by_cell(const LayoutRequest& req, SpaceAccess& space, LayoutKeys& keys,
-                   const CellOfRecord& cell_of, bool track, RecordLayout& layout) {
+                   const RecordBuckets& buckets, bool track, LoopLayout& layout) {
   const Schedule& s = layout.schedule;
   const std::size_t n = space.local_count();
   const bool shares = req.ranks > 1 && s.fields() == 0;
   const int first = comm().rank() * req.threads;
-  auto local_cell = [&](std::size_t i) {
+  const int per_cell = buckets.tiles_per_cell();
+  auto local_bucket = [&](std::size_t i) {
     if (shares) { // shares of the records: this rank's threads split what it holds
       return first + static_cast<int>(i * static_cast<std::size_t>(req.threads) /
                                       std::max<std::size_t>(n, 1));
     }
-    return cell_of(i);
+    return buckets.bucket(i);
   };
+  std::vector<std::size_t> starts;
   if (!req.ordered) {
-    layout.seg_begin = group_in_place(space, s.cells, local_cell, track);
+    starts = group_in_place(space, s.cells * per_cell, local_bucket, track);
   } else {
-    std::vector<std::uint32_t> order = counting_order(n, s.cells, local_cell, layout.seg_begin);
-    sort_cells_by_keys(req, keys.kept_keys(), keys.count(), layout.seg_begin, order);
+    std::vector<std::uint32_t> order = counting_order(n, s.cells, local_bucket, starts);
+    sort_cells_by_keys(req, keys.kept_keys(), keys.count(), starts, order);
     permute_in_place(space, std::move(order), track);
   }
-  layout.seg_end.assign(layout.seg_begin.begin() + 1, layout.seg_begin.end());
-  layout.seg_begin.pop_back();
+  layout.seg_begin.assign(static_cast<std::size_t>(s.cells), 0);
+  layout.seg_end.assign(static_cast<std::size_t>(s.cells), 0);
+  for (int c = 0; c < s.cells; ++c) {
+    layout.seg_begin[c] = starts[static_cast<std::size_t>(c) * per_cell];
+    layout.seg_end[c] = starts[static_cast<std::size_t>(c + 1) * per_cell];
+  }
+  if (per_cell > 1) {
+    layout.tile_starts = std::move(starts);
+  }
 }
 
 /// A cached layout of this loop that still fits the records, on every rank (collective when the
 /// records move); null otherwise.
-const RecordLayout* cached_layout(LayoutCache& cache, const LayoutKey& key,
-                                  const LayoutRequest& req, SpaceAccess& space) {
-  auto it = cache.find(key);
-  std::int64_t invalid = (it == cache.end() || !layout_valid(it->second, req, space)) ? 1 : 0;
+const LoopLayout* cached_layout(LayoutCache& cache, const LayoutKey& key, const LayoutRequest& req,
+                                SpaceAccess& space) {
+  auto it = cache.layouts.find(key);
+  std::int64_t invalid =
+      (it == cache.layouts.end() || !layout_valid(it->second, req, space)) ? 1 : 0;
   if (req.ranks > 1) {
     comm().allreduce_max(&invalid, 1);
   }
@@ -883,21 +1066,20 @@ Schedule index_schedule(const LayoutRequest& req, const std::vector<std::int64_t
   return s;
 }
 
-const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) {
+const LoopLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) {
   const bool moves = req.ranks > 1;
   const bool global = moves && space.distributed();
   const int f = static_cast<int>(req.field_keys.size());
   const bool skewed = req.matrix && !req.matrix->empty();
   LayoutCache& cache = layout_cache(space);
-  const LayoutKey key{req.spec->file, req.spec->line, req.workers, static_cast<int>(req.kind),
-                      req.ranks};
+  const LayoutKey key = layout_key(req);
   if (f == 0 && !req.ordered && !skewed && (!moves || space.distributed())) {
-    return cache[key] = share_layout(req, space);
+    return cache.layouts[key] = share_layout(req, space);
   }
-  if (const RecordLayout* cached = cached_layout(cache, key, req, space)) {
+  if (const LoopLayout* cached = cached_layout(cache, key, req, space)) {
     return *cached;
   }
-  RecordLayout layout;
+  LoopLayout layout;
   Schedule& s = layout.schedule;
   s = make_schedule(req.kind, req.field_keys, req.workers, req.threads);
   s.key_min.assign(f, 0);
@@ -916,12 +1098,12 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
   // origin: positions fit in 32 bits (larger datasets are not tracked: serial loops then run in
   // the laid-out order)
   const bool track = space.origin() != nullptr && share.total < (std::uint64_t{1} << 32);
-  const CellOfRecord cell_of(req, s, keys, share);
-  if (moves && move_records(space, keys, cell_of, share, track, layout)) {
+  RecordBuckets buckets(req, s, keys, share, space);
+  if (moves && move_records(space, keys, buckets, share, track, layout)) {
     trim_heap();
     return store(cache, key, std::move(layout), space);
   }
-  group_by_cell(req, space, keys, cell_of, track, layout);
+  group_by_cell(req, space, keys, buckets, track, layout);
   keys.release();
   if (moves) {
     // the layout's temporaries (orders, keys, the exchange's) were freed; malloc keeps freed
