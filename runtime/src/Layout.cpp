@@ -746,8 +746,23 @@ KeyRanges key_ranges(const LayoutRequest& req, const LayoutKeys& keys, std::size
   return part[0];
 }
 
-/// Key ranges over this many values are cut into equal ranges (no histogram).
-constexpr std::int64_t k_histogram_range = std::int64_t{64} << 20;
+/// Histograms have at most this many bins a field (1 MiB a thread): a key range wider than that
+/// is counted in bins of 2^shift values (Schedule::bin_shift), so that the histogram and the
+/// table of each value's tile stay in the cache while the records stream past.
+constexpr std::int64_t k_bins = std::int64_t{1} << 17;
+
+int bin_shift(std::int64_t range) {
+  int shift = 0;
+  while (((range + (std::int64_t{1} << shift) - 1) >> shift) > k_bins) {
+    ++shift;
+  }
+  return shift;
+}
+
+std::size_t bins(std::int64_t range, int shift) {
+  return range <= 0 ? 0
+                    : static_cast<std::size_t>((range + (std::int64_t{1} << shift) - 1) >> shift);
+}
 
 /// Tiles per block of each field (Schedule::tiles): `req.blocks` per field when given (rounded
 /// up to a multiple of the blocks), else halving the field whose rows take most of a tile until
@@ -794,27 +809,20 @@ void choose_tiles(const LayoutRequest& req, const std::vector<std::int64_t>& ran
   }
 }
 
-/// Record counts per key value of the fields whose range is below k_histogram_range, summed
-/// over ranks (`global`); one pass over the records on the session's threads (a histogram per
-/// thread where they fit 256 MiB together, else one).
+/// Record counts per bin of every field (bins of 2^s.bin_shift[j] key values), summed over
+/// ranks (`global`); one pass over the records on the session's threads, a histogram per thread.
 std::vector<std::vector<std::int64_t>> histograms(const LayoutRequest& req, const LayoutKeys& keys,
-                                                  std::size_t n, const KeyRanges& r, bool global) {
+                                                  std::size_t n, const KeyRanges& r,
+                                                  const Schedule& s, bool global) {
   const std::size_t f = req.field_keys.size();
-  std::size_t entries = 0;
   std::vector<std::size_t> size(f, 0);
   for (std::size_t j = 0; j < f; ++j) {
-    const std::int64_t range = r.lo[j] > r.hi[j] ? 0 : r.hi[j] - r.lo[j] + 1;
-    size[j] = range > k_histogram_range ? 0 : static_cast<std::size_t>(range);
-    entries += size[j];
+    size[j] = bins(r.hi[j] - r.lo[j] + 1, s.bin_shift[j]);
   }
-  const int threads =
-      entries * static_cast<std::size_t>(std::max(req.threads, 1)) <= (std::size_t{32} << 20)
-          ? req.threads
-          : 1;
   std::vector<std::vector<std::vector<std::int64_t>>> part(
-      static_cast<std::size_t>(std::max(threads, 1)));
+      static_cast<std::size_t>(std::max(req.threads, 1)));
   const std::size_t used =
-      in_pieces(n, threads, [&](std::size_t begin, std::size_t end, std::size_t p) {
+      in_pieces(n, req.threads, [&](std::size_t begin, std::size_t end, std::size_t p) {
         std::vector<std::vector<std::int64_t>>& h = part[p];
         for (std::size_t j = 0; j < f; ++j) {
           h.emplace_back(size[j], 0);
@@ -823,9 +831,7 @@ std::vector<std::vector<std::int64_t>> histograms(const LayoutRequest& req, cons
         for (std::size_t i = begin; i < end; ++i) {
           const std::int64_t* k = keys.read(i, buffer.data());
           for (std::size_t j = 0; j < f; ++j) {
-            if (size[j] > 0) {
-              ++h[j][static_cast<std::size_t>(k[req.field_keys[j]] - r.lo[j])];
-            }
+            ++h[j][static_cast<std::size_t>((k[req.field_keys[j]] - r.lo[j]) >> s.bin_shift[j])];
           }
         }
       });
@@ -847,7 +853,7 @@ std::vector<std::vector<std::int64_t>> histograms(const LayoutRequest& req, cons
 
 /// Step 1: block boundaries per field, balanced by record counts (global histograms over all
 /// ranks when `global`), cut into tiles (choose_tiles) balanced the same way: the blocks are
-/// every tiles[j]-th tile boundary. Key ranges over 64M values are cut into equal ranges.
+/// every tiles[j]-th tile boundary. Boundaries fall on bin boundaries (exact below 2^17 values).
 void balance_blocks(const LayoutRequest& req, const LayoutKeys& keys, std::size_t n, bool global,
                     Schedule& s) {
   const int f = static_cast<int>(req.field_keys.size());
@@ -859,14 +865,17 @@ void balance_blocks(const LayoutRequest& req, const LayoutKeys& keys, std::size_
       r.hi[j] = -1;
     }
     range[j] = r.hi[j] - r.lo[j] + 1;
+    s.bin_shift.push_back(bin_shift(range[j]));
   }
   choose_tiles(req, range, s);
-  const std::vector<std::vector<std::int64_t>> hist = histograms(req, keys, n, r, global);
+  const std::vector<std::vector<std::int64_t>> hist = histograms(req, keys, n, r, s, global);
   for (int j = 0; j < f; ++j) {
     s.key_min[j] = r.lo[j];
-    const int parts = s.blocks[j] * s.tiles[j];
-    s.tile_bounds.push_back(range[j] > k_histogram_range ? equal_boundaries(range[j], parts)
-                                                         : balanced_boundaries(hist[j], parts));
+    Boundaries parts = balanced_boundaries(hist[j], s.blocks[j] * s.tiles[j]);
+    for (std::int64_t& start : parts.starts) {
+      start = std::min(start << s.bin_shift[j], range[j]);
+    }
+    s.tile_bounds.push_back(std::move(parts));
     Boundaries blocks;
     for (int b = 0; b <= s.blocks[j]; ++b) {
       blocks.starts.push_back(s.tile_bounds[j].starts[static_cast<std::size_t>(b) * s.tiles[j]]);
@@ -913,13 +922,14 @@ public:
       : req_(req), s_(s), keys_(keys), share_(share), per_cell_(s.tiles_per_cell()),
         tables_(s.tile_bounds.size()) {
     for (std::size_t j = 0; j < tables_.size(); ++j) {
+      // the part of every bin (boundaries fall on bins; parts number below 2^16)
       const std::vector<std::int64_t>& starts = s.tile_bounds[j].starts;
-      if (s.tile_bounds[j].extent() <= (std::int64_t{1} << 24)) {
-        tables_[j].resize(static_cast<std::size_t>(s.tile_bounds[j].extent()));
-        for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
-          std::fill(tables_[j].begin() + starts[b], tables_[j].begin() + starts[b + 1],
-                    static_cast<int>(b));
-        }
+      const int shift = s.bin_shift[j];
+      tables_[j].resize(bins(s.tile_bounds[j].extent(), shift));
+      for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
+        std::fill(tables_[j].begin() + static_cast<std::ptrdiff_t>(bins(starts[b], shift)),
+                  tables_[j].begin() + static_cast<std::ptrdiff_t>(bins(starts[b + 1], shift)),
+                  static_cast<std::uint16_t>(b));
       }
     }
     update(space);
@@ -959,11 +969,8 @@ private:
     const std::int64_t* k = keys_.read(i, buffer);
     int cell = 0, tile = 0;
     for (int j = 0; j < f; ++j) {
-      const std::int64_t rel = k[req_.field_keys[j]] - s_.key_min[j];
-      const std::vector<int>& table = tables_[j];
-      const int part = rel >= 0 && rel < static_cast<std::int64_t>(table.size())
-                           ? table[static_cast<std::size_t>(rel)]
-                           : s_.tile_bounds[j].block_of(rel);
+      const std::int64_t bin = (k[req_.field_keys[j]] - s_.key_min[j]) >> s_.bin_shift[j];
+      const int part = tables_[j][static_cast<std::size_t>(bin)];
       cell = cell * s_.blocks[j] + part / s_.tiles[j];
       tile = tile * s_.tiles[j] + part % s_.tiles[j];
     }
@@ -975,24 +982,28 @@ private:
   const LayoutKeys& keys_;
   RankShare share_;
   const int per_cell_;
-  std::vector<std::vector<int>> tables_;
+  std::vector<std::vector<std::uint16_t>> tables_;
   std::vector<std::uint16_t> ids_;
 };
 
 /// Step 3: records move to the rank of their cell's worker. Returns true when they went
-/// straight into their cells (the layout's segments are then set): no order inside a cell, no
-/// tiles, no ids and no earlier origin to carry along (every rank decides alike).
+/// straight into their cells and nothing is left to do (the layout's segments are then set): no
+/// order inside a cell, no ids and no earlier origin to carry along (every rank decides alike);
+/// with tiles, step 4 then groups each cell's records by tile.
 bool move_records(SpaceAccess& space, LayoutKeys& keys, RecordBuckets& buckets, RankShare share,
                   bool track, LoopLayout& layout) {
   const Schedule& s = layout.schedule;
   const bool global = space.distributed();
   std::int64_t carried = space.ids().empty() && !space.has_origin() ? 0 : 1;
   comm().allreduce_max(&carried, 1);
-  if (global && s.fields() > 0 && !keys.kept() && !carried && buckets.tiles_per_cell() == 1 &&
-      (!track || s.cells <= 256)) {
+  if (global && s.fields() > 0 && !keys.kept() && !carried && (!track || s.cells <= 256)) {
     exchange_into_cells(
         space, s, [&](std::size_t i) { return buckets.cell(i); }, track, layout);
-    return true;
+    if (buckets.tiles_per_cell() == 1) {
+      return true;
+    }
+    buckets.update(space);
+    return false;
   }
   auto rank_of = [&](std::size_t i) { return buckets.rank(i); };
   if (!global) {

@@ -27,6 +27,9 @@ struct Schedule {
   /// Per field: the boundaries of its blocks[j] * tiles[j] parts (block b: parts b * tiles[j]
   /// to (b + 1) * tiles[j]); empty when tiles are all 1.
   std::vector<Boundaries> tile_bounds;
+  /// Per field: the layout's histogram counts bins of 2^bin_shift[j] key values (0: exact); the
+  /// tile boundaries fall on bins.
+  std::vector<int> bin_shift;
   int cells = 1;
   std::vector<int> cell_worker;        ///< worker whose records a cell's records are
   std::vector<std::vector<int>> steps; ///< steps[s][worker] = cell or -1
