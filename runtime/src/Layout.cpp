@@ -804,7 +804,8 @@ void choose_tiles(const LayoutRequest& req, const std::vector<std::int64_t>& ran
     s.tiles[j] = static_cast<int>(
         std::clamp<std::int64_t>(s.tiles[j], 1, std::max<std::int64_t>(1, range[j] / s.blocks[j])));
   }
-  while (static_cast<std::int64_t>(s.cells) * s.tiles_per_cell() > 65535) {
+  while (static_cast<std::int64_t>(s.cells) * s.tiles_per_cell() > 65535 &&
+         *std::max_element(s.tiles.begin(), s.tiles.end()) > 1) {
     *std::max_element(s.tiles.begin(), s.tiles.end()) /= 2;
   }
 }
@@ -953,7 +954,8 @@ public:
     if (!ids_.empty()) {
       return ids_[i];
     }
-    std::vector<std::int64_t> buffer(static_cast<std::size_t>(keys_.count()) + 1);
+    thread_local std::vector<std::int64_t> buffer;
+    buffer.resize(static_cast<std::size_t>(keys_.count()) + 1);
     return compute(i, buffer.data());
   }
   int cell(std::size_t i) const { return bucket(i) / per_cell_; }
