@@ -1,5 +1,6 @@
 #include "Layout.h"
 
+#include "Arena.h"
 #include "BucketInPlace.h"
 #include "Comm.h"
 #include "Pages.h"
@@ -16,10 +17,39 @@
 namespace rotor::detail {
 namespace {
 
-using CacheKey = std::tuple<const void*, std::string, int, int, int, int>;
-std::map<CacheKey, RecordLayout>& cache() {
-  static std::map<CacheKey, RecordLayout> c;
-  return c;
+/// A loop's layout over a space: the loop (FILE, LINE), its workers, plan kind and ranks.
+using LayoutKey = std::tuple<std::string, int, int, int, int>;
+
+/// The layouts of the loops over one space, kept by the space (SpaceAccess::layouts: a
+/// Dataset's own slot), so they live and die with it.
+struct LayoutCache {
+  std::map<LayoutKey, LoopLayout> layouts;
+};
+
+LayoutCache& layout_cache(SpaceAccess& space) {
+  std::shared_ptr<void>& slot = space.layouts();
+  if (!slot) {
+    slot = std::make_shared<LayoutCache>();
+  }
+  return *static_cast<LayoutCache*>(slot.get());
+}
+
+LayoutKey layout_key(const LayoutRequest& req) {
+  return LayoutKey{req.spec->file, req.spec->line, req.workers, static_cast<int>(req.kind),
+                   req.ranks};
+}
+
+/// Runs fn(begin, end, piece) over up to `pieces` contiguous parts of [0, n) (at least 64k
+/// records each) on the session's threads; returns how many parts it used.
+template <class Fn> std::size_t in_pieces(std::size_t n, int pieces, const Fn& fn) {
+  const std::size_t p =
+      std::clamp<std::size_t>(n >> 16, 1, static_cast<std::size_t>(std::max(pieces, 1)));
+  if (p == 1) {
+    fn(std::size_t{0}, n, std::size_t{0});
+  } else {
+    arena_run(p, [&](std::size_t k) { fn(n * k / p, n * (k + 1) / p, k); });
+  }
+  return p;
 }
 
 /// Transformed keys: the plan fields replaced by matrix * (plan fields) when skewed. The matrix
@@ -45,7 +75,22 @@ void transformed_keys(const LayoutRequest& req, SpaceAccess& space, std::size_t 
   }
 }
 
-bool keys_fit(const RecordLayout& l, const LayoutRequest& req, SpaceAccess& space) {
+/// The order of records inside a cell for ordered loops: by the transformed plan fields (skewed
+/// plans), then by every key in declaration order. `a` and `b` are `nkeys` keys each; nothing
+/// is allocated (std::stable_sort calls this O(n log n) times).
+bool order_key_less(const LayoutRequest& req, const std::int64_t* a, const std::int64_t* b,
+                    int nkeys) {
+  if (req.matrix && !req.matrix->empty()) {
+    for (int fk : req.field_keys) {
+      if (a[fk] != b[fk]) {
+        return a[fk] < b[fk];
+      }
+    }
+  }
+  return std::lexicographical_compare(a, a + nkeys, b, b + nkeys);
+}
+
+bool keys_fit(const LoopLayout& l, const LayoutRequest& req, SpaceAccess& space) {
   const Schedule& s = l.schedule;
   const int f = s.fields();
   if (f == 0 && !req.ordered) {
@@ -82,16 +127,17 @@ bool keys_fit(const RecordLayout& l, const LayoutRequest& req, SpaceAccess& spac
           return false;
         }
       }
-      if (req.ordered && i > l.seg_begin[c] && keys < prev) {
+      if (req.ordered && i > l.seg_begin[c] &&
+          order_key_less(req, keys.data(), prev.data(), space.key_count())) {
         return false;
       }
-      prev = keys;
+      prev.swap(keys);
     }
   }
   return true;
 }
 
-bool layout_valid(RecordLayout& l, const LayoutRequest& req, SpaceAccess& space) {
+bool layout_valid(LoopLayout& l, const LayoutRequest& req, SpaceAccess& space) {
   if (l.data != space.record_data() || l.count != space.local_count()) {
     return false;
   }
@@ -104,21 +150,6 @@ bool layout_valid(RecordLayout& l, const LayoutRequest& req, SpaceAccess& space)
     l.version = *version;
   }
   return ok;
-}
-
-/// The order of records inside a cell for ordered loops: by the transformed plan fields (skewed
-/// plans), then by every key in declaration order. `a` and `b` are `nkeys` keys each; nothing
-/// is allocated (std::stable_sort calls this O(n log n) times).
-bool order_key_less(const LayoutRequest& req, const std::int64_t* a, const std::int64_t* b,
-                    int nkeys) {
-  if (req.matrix && !req.matrix->empty()) {
-    for (int fk : req.field_keys) {
-      if (a[fk] != b[fk]) {
-        return a[fk] < b[fk];
-      }
-    }
-  }
-  return std::lexicographical_compare(a, a + nkeys, b, b + nkeys);
 }
 
 /// Ordered loops: sorts each cell's stretch of `order` (grouped by cell, `seg_begin` per cell)
@@ -139,8 +170,8 @@ void sort_cells_by_keys(const LayoutRequest& req, const std::vector<std::int64_t
 
 /// Any-order plans (independent, data_parallel) over records that need not move: this rank's
 /// threads split its records as they lie, whatever an earlier loop made of their order.
-RecordLayout share_layout(const LayoutRequest& req, SpaceAccess& space) {
-  RecordLayout l;
+LoopLayout share_layout(const LayoutRequest& req, SpaceAccess& space) {
+  LoopLayout l;
   l.schedule = make_schedule(req.kind, {}, req.workers, req.threads);
   const std::size_t n = space.local_count();
   const int cells = l.schedule.cells;
@@ -490,7 +521,7 @@ std::size_t page_records(std::size_t record_bytes, int cells) {
 /// dataset's cell order (by rank, then cell), which expand_origin_codes turns into positions.
 template <class CellOf>
 void exchange_into_cells(SpaceAccess& space, const Schedule& s, CellOf&& cell_of, bool track,
-                         RecordLayout& layout) {
+                         LoopLayout& layout) {
   Comm& c = comm();
   const int me = c.rank(), ranks = c.size(), cells = s.cells;
   const std::size_t n = space.local_count(), rb = space.record_bytes();
@@ -627,22 +658,417 @@ void exchange_into_cells(SpaceAccess& space, const Schedule& s, CellOf&& cell_of
 
 /// Caches a new layout: the records were (possibly) reordered, so the change counter moves on
 /// and other loops' cached layouts are checked against the keys again.
-const RecordLayout& store(const CacheKey& key, RecordLayout layout, SpaceAccess& space) {
+const LoopLayout& store(LayoutCache& cache, const LayoutKey& key, LoopLayout layout,
+                        SpaceAccess& space) {
   if (std::uint64_t* version = space.version()) {
     layout.version = ++*version;
   }
   layout.data = space.record_data();
   layout.count = space.local_count();
-  auto& slot = cache()[key];
+  LoopLayout& slot = cache.layouts[key];
   slot = std::move(layout);
   return slot;
 }
 
-} // namespace
+/// The keys of this rank's records as the layout reads them: kept in memory (transformed) where
+/// they are needed again (ordered or skewed loops), otherwise extracted from the records on
+/// every pass (peak memory ~ the records).
+class LayoutKeys {
+public:
+  LayoutKeys(const LayoutRequest& req, SpaceAccess& space)
+      : req_(req), space_(space), nkeys_(space.key_count()),
+        keep_(req.ordered || (req.matrix && !req.matrix->empty())),
+        scratch_(req.spec->fields.size() + 1) {
+    reload();
+  }
+  bool kept() const { return keep_; }
+  int count() const { return nkeys_; }
+  /// Reads the keys again (the records moved).
+  void reload() {
+    const std::size_t n = space_.local_count();
+    keys_.assign(keep_ ? n * static_cast<std::size_t>(nkeys_) : 0, 0);
+    for (std::size_t i = 0; keep_ && i < n; ++i) {
+      transformed_keys(req_, space_, i, keys_.data() + i * nkeys_, scratch_.data());
+    }
+  }
+  /// All keys of local record i: a pointer into the kept keys, or `buffer` (count() + 1 values)
+  /// filled from the record. Safe from several threads with their own buffers.
+  const std::int64_t* read(std::size_t i, std::int64_t* buffer) const {
+    if (keep_) {
+      return keys_.data() + i * static_cast<std::size_t>(nkeys_);
+    }
+    space_.keys(i, buffer);
+    return buffer;
+  }
+  std::vector<std::int64_t>& kept_keys() { return keys_; }
+  void release() { keys_ = std::vector<std::int64_t>(); }
 
-void clear_layout_cache() {
-  cache().clear();
+private:
+  const LayoutRequest& req_;
+  SpaceAccess& space_;
+  const int nkeys_;
+  const bool keep_;
+  std::vector<std::int64_t> keys_, scratch_;
+};
+
+/// Each field's key range over all ranks (`global`): lo[j]..hi[j], lo > hi when there are no
+/// records. One pass over the records, on the session's threads.
+struct KeyRanges {
+  std::vector<std::int64_t> lo, hi;
+};
+
+KeyRanges key_ranges(const LayoutRequest& req, const LayoutKeys& keys, std::size_t n, bool global) {
+  const std::size_t f = req.field_keys.size();
+  const auto pieces = static_cast<std::size_t>(std::max(req.threads, 1));
+  std::vector<KeyRanges> part(pieces, KeyRanges{std::vector<std::int64_t>(f, INT64_MAX),
+                                                std::vector<std::int64_t>(f, INT64_MIN)});
+  in_pieces(n, req.threads, [&](std::size_t begin, std::size_t end, std::size_t p) {
+    std::vector<std::int64_t> buffer(static_cast<std::size_t>(keys.count()) + 1);
+    KeyRanges& r = part[p];
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::int64_t* k = keys.read(i, buffer.data());
+      for (std::size_t j = 0; j < f; ++j) {
+        r.lo[j] = std::min(r.lo[j], k[req.field_keys[j]]);
+        r.hi[j] = std::max(r.hi[j], k[req.field_keys[j]]);
+      }
+    }
+  });
+  for (std::size_t p = 1; p < pieces; ++p) {
+    for (std::size_t j = 0; j < f; ++j) {
+      part[0].lo[j] = std::min(part[0].lo[j], part[p].lo[j]);
+      part[0].hi[j] = std::max(part[0].hi[j], part[p].hi[j]);
+    }
+  }
+  if (global && f > 0) {
+    comm().allreduce_min(part[0].lo.data(), f);
+    comm().allreduce_max(part[0].hi.data(), f);
+  }
+  return part[0];
 }
+
+/// Histograms have at most this many bins a field (1 MiB a thread): a key range wider than that
+/// is counted in bins of 2^shift values (Schedule::bin_shift), so that the histogram and the
+/// table of each value's tile stay in the cache while the records stream past.
+constexpr std::int64_t k_bins = std::int64_t{1} << 17;
+
+int bin_shift(std::int64_t range) {
+  int shift = 0;
+  while (((range + (std::int64_t{1} << shift) - 1) >> shift) > k_bins) {
+    ++shift;
+  }
+  return shift;
+}
+
+std::size_t bins(std::int64_t range, int shift) {
+  return range <= 0 ? 0
+                    : static_cast<std::size_t>((range + (std::int64_t{1} << shift) - 1) >> shift);
+}
+
+/// Tiles per block of each field (Schedule::tiles): `req.blocks` per field when given (rounded
+/// up to a multiple of the blocks), else halving the field whose rows take most of a tile until
+/// the array rows a tile of every field touches fit `req.cache_bytes` (a tile keeps at least 16
+/// key values). Ordered and skewed loops keep one tile per cell (their order is the keys').
+/// At most 65535 tiles over all cells (a tile's number fits 16 bits).
+void choose_tiles(const LayoutRequest& req, const std::vector<std::int64_t>& range, Schedule& s) {
+  const int f = s.fields();
+  if (f == 0 || req.ordered || (req.matrix && !req.matrix->empty())) {
+    return;
+  }
+  if (req.blocks > 0) {
+    for (int j = 0; j < f; ++j) {
+      s.tiles[j] = std::max(1, (req.blocks + s.blocks[j] - 1) / s.blocks[j]);
+    }
+  } else if (req.cache_bytes > 0 && req.row_bytes.size() == static_cast<std::size_t>(f)) {
+    const auto term = [&](int j) {
+      return static_cast<double>(range[j]) / (s.blocks[j] * s.tiles[j]) *
+             static_cast<double>(req.row_bytes[j]);
+    };
+    for (;;) {
+      double bytes = 0, largest = 0;
+      int cut = -1;
+      for (int j = 0; j < f; ++j) {
+        bytes += term(j);
+        const bool can = range[j] / (2 * s.blocks[j] * s.tiles[j]) >= 16;
+        if (can && term(j) > largest) {
+          largest = term(j);
+          cut = j;
+        }
+      }
+      if (bytes <= static_cast<double>(req.cache_bytes) || cut < 0) {
+        break;
+      }
+      s.tiles[cut] *= 2;
+    }
+  }
+  for (int j = 0; j < f; ++j) {
+    s.tiles[j] = static_cast<int>(
+        std::clamp<std::int64_t>(s.tiles[j], 1, std::max<std::int64_t>(1, range[j] / s.blocks[j])));
+  }
+  while (static_cast<std::int64_t>(s.cells) * s.tiles_per_cell() > 65535 &&
+         *std::max_element(s.tiles.begin(), s.tiles.end()) > 1) {
+    *std::max_element(s.tiles.begin(), s.tiles.end()) /= 2;
+  }
+}
+
+/// Record counts per bin of every field (bins of 2^s.bin_shift[j] key values), summed over
+/// ranks (`global`); one pass over the records on the session's threads, a histogram per thread.
+std::vector<std::vector<std::int64_t>> histograms(const LayoutRequest& req, const LayoutKeys& keys,
+                                                  std::size_t n, const KeyRanges& r,
+                                                  const Schedule& s, bool global) {
+  const std::size_t f = req.field_keys.size();
+  std::vector<std::size_t> size(f, 0);
+  for (std::size_t j = 0; j < f; ++j) {
+    size[j] = bins(r.hi[j] - r.lo[j] + 1, s.bin_shift[j]);
+  }
+  std::vector<std::vector<std::vector<std::int64_t>>> part(
+      static_cast<std::size_t>(std::max(req.threads, 1)));
+  const std::size_t used =
+      in_pieces(n, req.threads, [&](std::size_t begin, std::size_t end, std::size_t p) {
+        std::vector<std::vector<std::int64_t>>& h = part[p];
+        for (std::size_t j = 0; j < f; ++j) {
+          h.emplace_back(size[j], 0);
+        }
+        std::vector<std::int64_t> buffer(static_cast<std::size_t>(keys.count()) + 1);
+        for (std::size_t i = begin; i < end; ++i) {
+          const std::int64_t* k = keys.read(i, buffer.data());
+          for (std::size_t j = 0; j < f; ++j) {
+            ++h[j][static_cast<std::size_t>((k[req.field_keys[j]] - r.lo[j]) >> s.bin_shift[j])];
+          }
+        }
+      });
+  std::vector<std::vector<std::int64_t>> total = std::move(part[0]);
+  total.resize(f);
+  for (std::size_t j = 0; j < f; ++j) {
+    total[j].resize(size[j], 0);
+    for (std::size_t p = 1; p < used; ++p) {
+      for (std::size_t v = 0; v < size[j]; ++v) {
+        total[j][v] += part[p][j][v];
+      }
+    }
+    if (global && size[j] > 0) {
+      comm().allreduce_sum(total[j].data(), size[j]);
+    }
+  }
+  return total;
+}
+
+/// Step 1: block boundaries per field, balanced by record counts (global histograms over all
+/// ranks when `global`), cut into tiles (choose_tiles) balanced the same way: the blocks are
+/// every tiles[j]-th tile boundary. Boundaries fall on bin boundaries (exact below 2^17 values).
+void balance_blocks(const LayoutRequest& req, const LayoutKeys& keys, std::size_t n, bool global,
+                    Schedule& s) {
+  const int f = static_cast<int>(req.field_keys.size());
+  KeyRanges r = key_ranges(req, keys, n, global);
+  std::vector<std::int64_t> range(static_cast<std::size_t>(f));
+  for (int j = 0; j < f; ++j) {
+    if (r.lo[j] > r.hi[j]) {
+      r.lo[j] = 0;
+      r.hi[j] = -1;
+    }
+    range[j] = r.hi[j] - r.lo[j] + 1;
+    s.bin_shift.push_back(bin_shift(range[j]));
+  }
+  choose_tiles(req, range, s);
+  const std::vector<std::vector<std::int64_t>> hist = histograms(req, keys, n, r, s, global);
+  for (int j = 0; j < f; ++j) {
+    s.key_min[j] = r.lo[j];
+    Boundaries parts = balanced_boundaries(hist[j], s.blocks[j] * s.tiles[j]);
+    for (std::int64_t& start : parts.starts) {
+      start = std::min(start << s.bin_shift[j], range[j]);
+    }
+    s.tile_bounds.push_back(std::move(parts));
+    Boundaries blocks;
+    for (int b = 0; b <= s.blocks[j]; ++b) {
+      blocks.starts.push_back(s.tile_bounds[j].starts[static_cast<std::size_t>(b) * s.tiles[j]]);
+    }
+    s.bounds.push_back(std::move(blocks));
+  }
+}
+
+/// Where this rank's records lie in the dataset's order: the position of its first record
+/// (ranks before it hold the earlier ones) and the records of all ranks.
+struct RankShare {
+  std::uint64_t offset = 0, total = 0;
+};
+
+RankShare rank_share(std::size_t n, bool global) {
+  RankShare share{0, n};
+  if (!global) {
+    return share;
+  }
+  Comm& c = comm();
+  std::vector<std::size_t> offs;
+  std::uint64_t mine = n;
+  auto all = c.allgatherv(&mine, sizeof mine, offs);
+  share.total = 0;
+  for (int r = 0; r < c.size(); ++r) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, all.data() + offs[r], sizeof v);
+    if (r < c.rank()) {
+      share.offset += v;
+    }
+    share.total += v;
+  }
+  return share;
+}
+
+/// The bucket of a local record: its cell times the tiles per cell plus its tile (the part of
+/// each field, folded as Schedule::cell_of folds blocks, for any number of fields); without
+/// fields, the cell of the record's share of the dataset's order. Computed once per record on
+/// the session's threads into 16 bits a record (update() after the records moved).
+class RecordBuckets {
+public:
+  RecordBuckets(const LayoutRequest& req, const Schedule& s, const LayoutKeys& keys,
+                RankShare share, SpaceAccess& space)
+      : req_(req), s_(s), keys_(keys), share_(share), per_cell_(s.tiles_per_cell()),
+        tables_(s.tile_bounds.size()) {
+    for (std::size_t j = 0; j < tables_.size(); ++j) {
+      // the part of every bin (boundaries fall on bins; parts number below 2^16)
+      const std::vector<std::int64_t>& starts = s.tile_bounds[j].starts;
+      const int shift = s.bin_shift[j];
+      tables_[j].resize(bins(s.tile_bounds[j].extent(), shift));
+      for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
+        std::fill(tables_[j].begin() + static_cast<std::ptrdiff_t>(bins(starts[b], shift)),
+                  tables_[j].begin() + static_cast<std::ptrdiff_t>(bins(starts[b + 1], shift)),
+                  static_cast<std::uint16_t>(b));
+      }
+    }
+    update(space);
+  }
+  /// Computes every local record's bucket again (the records moved).
+  void update(SpaceAccess& space) {
+    ids_.clear();
+    if (static_cast<std::int64_t>(s_.cells) * per_cell_ > 65536) {
+      return; // computed on every call
+    }
+    ids_.resize(space.local_count());
+    in_pieces(ids_.size(), req_.threads, [&](std::size_t begin, std::size_t end, std::size_t) {
+      std::vector<std::int64_t> buffer(static_cast<std::size_t>(keys_.count()) + 1);
+      for (std::size_t i = begin; i < end; ++i) {
+        ids_[i] = static_cast<std::uint16_t>(compute(i, buffer.data()));
+      }
+    });
+  }
+  int tiles_per_cell() const { return per_cell_; }
+  int bucket(std::size_t i) const {
+    if (!ids_.empty()) {
+      return ids_[i];
+    }
+    thread_local std::vector<std::int64_t> buffer;
+    buffer.resize(static_cast<std::size_t>(keys_.count()) + 1);
+    return compute(i, buffer.data());
+  }
+  int cell(std::size_t i) const { return bucket(i) / per_cell_; }
+  int rank(std::size_t i) const { return s_.rank_of_worker(s_.cell_worker[cell(i)]); }
+
+private:
+  int compute(std::size_t i, std::int64_t* buffer) const {
+    const int f = s_.fields();
+    if (f == 0) {
+      return static_cast<int>((i + share_.offset) * static_cast<std::uint64_t>(req_.workers) /
+                              std::max<std::uint64_t>(share_.total, 1));
+    }
+    const std::int64_t* k = keys_.read(i, buffer);
+    int cell = 0, tile = 0;
+    for (int j = 0; j < f; ++j) {
+      const std::int64_t bin = (k[req_.field_keys[j]] - s_.key_min[j]) >> s_.bin_shift[j];
+      const int part = tables_[j][static_cast<std::size_t>(bin)];
+      cell = cell * s_.blocks[j] + part / s_.tiles[j];
+      tile = tile * s_.tiles[j] + part % s_.tiles[j];
+    }
+    return cell * per_cell_ + tile;
+  }
+
+  const LayoutRequest& req_;
+  const Schedule& s_;
+  const LayoutKeys& keys_;
+  RankShare share_;
+  const int per_cell_;
+  std::vector<std::vector<std::uint16_t>> tables_;
+  std::vector<std::uint16_t> ids_;
+};
+
+/// Step 3: records move to the rank of their cell's worker. Returns true when they went
+/// straight into their cells and nothing is left to do (the layout's segments are then set): no
+/// order inside a cell, no ids and no earlier origin to carry along (every rank decides alike);
+/// with tiles, step 4 then groups each cell's records by tile.
+bool move_records(SpaceAccess& space, LayoutKeys& keys, RecordBuckets& buckets, RankShare share,
+                  bool track, LoopLayout& layout) {
+  const Schedule& s = layout.schedule;
+  const bool global = space.distributed();
+  std::int64_t carried = space.ids().empty() && !space.has_origin() ? 0 : 1;
+  comm().allreduce_max(&carried, 1);
+  if (global && s.fields() > 0 && !keys.kept() && !carried && (!track || s.cells <= 256)) {
+    exchange_into_cells(
+        space, s, [&](std::size_t i) { return buckets.cell(i); }, track, layout);
+    if (buckets.tiles_per_cell() == 1) {
+      return true;
+    }
+    buckets.update(space);
+    return false;
+  }
+  auto rank_of = [&](std::size_t i) { return buckets.rank(i); };
+  if (!global) {
+    keep_own_records(space, rank_of, track, keys.kept() ? &keys.kept_keys() : nullptr,
+                     keys.count());
+  } else {
+    exchange_records(space, rank_of, track, share.offset);
+    keys.reload();
+  }
+  buckets.update(space);
+  return false;
+}
+
+/// Step 4: sorts this rank's records by cell and by tile inside a cell, in place, stably
+/// (records keep their relative order inside a tile: the locality of the input's order
+/// survives); ordered loops: by keys inside a cell. Sets the layout's segments and tiles.
+void group_by_cell(const LayoutRequest& req, SpaceAccess& space, LayoutKeys& keys,
+                   const RecordBuckets& buckets, bool track, LoopLayout& layout) {
+  const Schedule& s = layout.schedule;
+  const std::size_t n = space.local_count();
+  const bool shares = req.ranks > 1 && s.fields() == 0;
+  const int first = comm().rank() * req.threads;
+  const int per_cell = buckets.tiles_per_cell();
+  auto local_bucket = [&](std::size_t i) {
+    if (shares) { // shares of the records: this rank's threads split what it holds
+      return first + static_cast<int>(i * static_cast<std::size_t>(req.threads) /
+                                      std::max<std::size_t>(n, 1));
+    }
+    return buckets.bucket(i);
+  };
+  std::vector<std::size_t> starts;
+  if (!req.ordered) {
+    starts = group_in_place(space, s.cells * per_cell, local_bucket, track);
+  } else {
+    std::vector<std::uint32_t> order = counting_order(n, s.cells, local_bucket, starts);
+    sort_cells_by_keys(req, keys.kept_keys(), keys.count(), starts, order);
+    permute_in_place(space, std::move(order), track);
+  }
+  layout.seg_begin.assign(static_cast<std::size_t>(s.cells), 0);
+  layout.seg_end.assign(static_cast<std::size_t>(s.cells), 0);
+  for (int c = 0; c < s.cells; ++c) {
+    layout.seg_begin[c] = starts[static_cast<std::size_t>(c) * per_cell];
+    layout.seg_end[c] = starts[static_cast<std::size_t>(c + 1) * per_cell];
+  }
+  if (per_cell > 1) {
+    layout.tile_starts = std::move(starts);
+  }
+}
+
+/// A cached layout of this loop that still fits the records, on every rank (collective when the
+/// records move); null otherwise.
+const LoopLayout* cached_layout(LayoutCache& cache, const LayoutKey& key, const LayoutRequest& req,
+                                SpaceAccess& space) {
+  auto it = cache.layouts.find(key);
+  std::int64_t invalid =
+      (it == cache.layouts.end() || !layout_valid(it->second, req, space)) ? 1 : 0;
+  if (req.ranks > 1) {
+    comm().allreduce_max(&invalid, 1);
+  }
+  return invalid ? nullptr : &it->second;
+}
+
+} // namespace
 
 Schedule index_schedule(const LayoutRequest& req, const std::vector<std::int64_t>& extents) {
   Schedule s = make_schedule(req.kind, req.field_keys, req.workers, req.threads);
@@ -653,51 +1079,20 @@ Schedule index_schedule(const LayoutRequest& req, const std::vector<std::int64_t
   return s;
 }
 
-const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) {
-  Comm& c = comm();
+const LoopLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) {
   const bool moves = req.ranks > 1;
   const bool global = moves && space.distributed();
   const int f = static_cast<int>(req.field_keys.size());
   const bool skewed = req.matrix && !req.matrix->empty();
-  CacheKey key{space.identity(),           req.spec->file, req.spec->line, req.workers,
-               static_cast<int>(req.kind), req.ranks};
+  LayoutCache& cache = layout_cache(space);
+  const LayoutKey key = layout_key(req);
   if (f == 0 && !req.ordered && !skewed && (!moves || space.distributed())) {
-    return cache()[key] = share_layout(req, space);
+    return cache.layouts[key] = share_layout(req, space);
   }
-  auto it = cache().find(key);
-  std::int64_t invalid = (it == cache().end() || !layout_valid(it->second, req, space)) ? 1 : 0;
-  if (moves) {
-    c.allreduce_max(&invalid, 1);
+  if (const LoopLayout* cached = cached_layout(cache, key, req, space)) {
+    return *cached;
   }
-  if (!invalid) {
-    return it->second;
-  }
-
-  const int nkeys = space.key_count();
-  std::size_t n = space.local_count();
-  // keys are kept in memory only where they are needed again (ordered or skewed loops);
-  // otherwise they are extracted from the records on every pass (peak memory ~ the records)
-  const bool keep_keys = req.ordered || skewed;
-  std::vector<std::int64_t> keys;
-  std::vector<std::int64_t> scratch(req.spec->fields.size() + 1);
-  std::vector<std::int64_t> one(static_cast<std::size_t>(nkeys) + 1);
-  auto materialize = [&] {
-    keys.assign(keep_keys ? n * static_cast<std::size_t>(nkeys) : 0, 0);
-    for (std::size_t i = 0; keep_keys && i < n; ++i) {
-      transformed_keys(req, space, i, keys.data() + i * nkeys, scratch.data());
-    }
-  };
-  auto key_at = [&](std::size_t i, int fk) {
-    if (keep_keys) {
-      return keys[i * nkeys + fk];
-    }
-    space.keys(i, one.data());
-    return one[fk];
-  };
-  materialize();
-
-  // 1. block boundaries per field, balanced by record counts (global histograms)
-  RecordLayout layout;
+  LoopLayout layout;
   Schedule& s = layout.schedule;
   s = make_schedule(req.kind, req.field_keys, req.workers, req.threads);
   s.key_min.assign(f, 0);
@@ -707,149 +1102,28 @@ const RecordLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) 
       s.bounds.push_back(equal_boundaries(0, 1));
     }
     layout.seg_begin = {0};
-    layout.seg_end = {n};
-    return store(key, std::move(layout), space);
+    layout.seg_end = {space.local_count()};
+    return store(cache, key, std::move(layout), space);
   }
-  for (int j = 0; j < f; ++j) {
-    const int fk = req.field_keys[j];
-    std::int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::int64_t v = key_at(i, fk);
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-    }
-    if (global) {
-      c.allreduce_min(&lo, 1);
-      c.allreduce_max(&hi, 1);
-    }
-    if (lo > hi) {
-      lo = 0;
-      hi = -1;
-    }
-    s.key_min[j] = lo;
-    const std::int64_t range = hi - lo + 1;
-    if (range > 64 * 1024 * 1024) {
-      s.bounds.push_back(equal_boundaries(range, s.blocks[j]));
-      continue;
-    }
-    std::vector<std::int64_t> hist(static_cast<std::size_t>(range), 0);
-    for (std::size_t i = 0; i < n; ++i) {
-      ++hist[static_cast<std::size_t>(key_at(i, fk) - lo)];
-    }
-    if (global) {
-      c.allreduce_sum(hist.data(), hist.size());
-    }
-    s.bounds.push_back(balanced_boundaries(hist, s.blocks[j]));
+  LayoutKeys keys(req, space);
+  balance_blocks(req, keys, space.local_count(), global, s);
+  const RankShare share = rank_share(space.local_count(), global);
+  // origin: positions fit in 32 bits (larger datasets are not tracked: serial loops then run in
+  // the laid-out order)
+  const bool track = space.origin() != nullptr && share.total < (std::uint64_t{1} << 32);
+  RecordBuckets buckets(req, s, keys, share, space);
+  if (moves && move_records(space, keys, buckets, share, track, layout)) {
+    trim_heap();
+    return store(cache, key, std::move(layout), space);
   }
-
-  // 2. the cell of a local record; the global position of this rank's first record (its
-  // records' positions in the dataset's order, rank by rank)
-  std::uint64_t offset = 0, total = n;
-  if (global) {
-    std::vector<std::size_t> offs;
-    std::uint64_t mine = n;
-    auto all = c.allgatherv(&mine, sizeof mine, offs);
-    total = 0;
-    for (int r = 0; r < c.size(); ++r) {
-      std::uint64_t v = 0;
-      std::memcpy(&v, all.data() + offs[r], sizeof v);
-      if (r < c.rank()) {
-        offset += v;
-      }
-      total += v;
-    }
-  }
-  // origin: positions fit in 32 bits (larger datasets are not tracked: serial loops then run
-  // in the laid-out order)
-  const bool track = space.origin() != nullptr && total < (std::uint64_t{1} << 32);
-  // block of each key value per field, as a table where the key range is small
-  std::vector<std::vector<int>> block_table(static_cast<std::size_t>(f));
-  for (int j = 0; j < f; ++j) {
-    const std::vector<std::int64_t>& starts = s.bounds[j].starts;
-    if (s.bounds[j].extent() <= (std::int64_t{1} << 24)) {
-      block_table[j].resize(static_cast<std::size_t>(s.bounds[j].extent()));
-      for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
-        std::fill(block_table[j].begin() + starts[b], block_table[j].begin() + starts[b + 1],
-                  static_cast<int>(b));
-      }
-    }
-  }
-  auto cell_of_record = [&](std::size_t i) {
-    if (f == 0) {
-      return static_cast<int>((i + offset) * static_cast<std::uint64_t>(req.workers) /
-                              std::max<std::uint64_t>(total, 1));
-    }
-    const std::int64_t* k = one.data();
-    if (keep_keys) {
-      k = keys.data() + i * static_cast<std::size_t>(nkeys);
-    } else {
-      space.keys(i, one.data());
-    }
-    // the block of each field, folded into the cell as Schedule::cell_of does (no coordinate
-    // array: any number of fields)
-    int cell = 0;
-    for (int j = 0; j < f; ++j) {
-      const std::int64_t v = k[req.field_keys[j]];
-      const std::int64_t rel = v - s.key_min[j];
-      const auto& table = block_table[j];
-      const int block = rel >= 0 && rel < static_cast<std::int64_t>(table.size())
-                            ? table[static_cast<std::size_t>(rel)]
-                            : s.block_of(j, v);
-      cell = cell * s.blocks[j] + block;
-    }
-    return cell;
-  };
-  auto rank_of_record = [&](std::size_t i) {
-    return s.rank_of_worker(s.cell_worker[cell_of_record(i)]);
-  };
-
-  // 3. records move to the rank of their cell's worker
-  if (moves) {
-    // straight into their cells where no order inside a cell, no ids and no earlier origin need
-    // carrying along (every rank decides alike)
-    std::int64_t carried = space.ids().empty() && !space.has_origin() ? 0 : 1;
-    c.allreduce_max(&carried, 1);
-    if (global && f > 0 && !keep_keys && !carried && (!track || s.cells <= 256)) {
-      exchange_into_cells(space, s, cell_of_record, track, layout);
-      trim_heap();
-      return store(key, std::move(layout), space);
-    }
-    if (!space.distributed()) {
-      keep_own_records(space, rank_of_record, track, keep_keys ? &keys : nullptr, nkeys);
-    } else {
-      exchange_records(space, rank_of_record, track, offset);
-      n = space.local_count();
-      materialize();
-    }
-    n = space.local_count();
-  }
-
-  // 4. sort this rank's records by cell (stable; ordered loops: by keys inside a cell), in place
-  auto local_cell = [&](std::size_t i) {
-    if (moves && f == 0) { // shares of the records: this rank's threads split what it holds
-      return c.rank() * req.threads + static_cast<int>(i * static_cast<std::size_t>(req.threads) /
-                                                       std::max<std::size_t>(n, 1));
-    }
-    return cell_of_record(i);
-  };
-  // a stable order by cell (records keep their relative order inside a cell: locality of the
-  // input's order survives), ordered loops: by keys inside a cell; applied in place
-  if (!req.ordered) {
-    layout.seg_begin = group_in_place(space, s.cells, local_cell, track);
-  } else {
-    std::vector<std::uint32_t> order = counting_order(n, s.cells, local_cell, layout.seg_begin);
-    sort_cells_by_keys(req, keys, nkeys, layout.seg_begin, order);
-    permute_in_place(space, std::move(order), track);
-  }
-  layout.seg_end.assign(layout.seg_begin.begin() + 1, layout.seg_begin.end());
-  layout.seg_begin.pop_back();
-  keys = std::vector<std::int64_t>();
+  group_by_cell(req, space, keys, buckets, track, layout);
+  keys.release();
   if (moves) {
     // the layout's temporaries (orders, keys, the exchange's) were freed; malloc keeps freed
     // heap memory resident otherwise (~20 MiB at 10M records), for the whole run
     trim_heap();
   }
-  return store(key, std::move(layout), space);
+  return store(cache, key, std::move(layout), space);
 }
 
 } // namespace rotor::detail

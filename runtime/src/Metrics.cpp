@@ -122,6 +122,16 @@ void write_loop_metrics(const LoopMetrics& m) {
   if (m.redundant) {
     line += ", \"redundant\": true";
   }
+  const auto list = [](const std::vector<int>& v) {
+    std::string out = "[";
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      out += (k ? ", " : "") + std::to_string(v[k]);
+    }
+    return out + "]";
+  };
+  if (!m.blocks.empty()) {
+    line += ", \"blocks\": " + list(m.blocks) + ", \"tiles\": " + list(m.tiles);
+  }
   line += ", \"workers\": [";
   for (std::size_t w = 0; w < m.workers.size(); ++w) {
     const WorkerTimes& x = m.workers[w];

@@ -29,7 +29,9 @@ struct LoopMetrics {
   double seconds = 0;
   std::uint64_t records = 0;
   std::uint64_t bytes_moved = 0;
-  bool redundant = false; ///< every rank ran every record (serial plans)
+  bool redundant = false;  ///< every rank ran every record (serial plans)
+  std::vector<int> blocks; ///< per partition field: blocks (tiles included); empty: none
+  std::vector<int> tiles;  ///< per partition field: tiles per block
   std::vector<WorkerTimes> workers;
 };
 

@@ -179,6 +179,8 @@ void LoopProbe::begin(const codegen::LoopSpec& spec, const ExecutionInfo& info,
   plan_ = kind_name(info.kind);
   redundant_ = info.redundant();
   execution_ = ++executions_[loop_];
+  blocks_.clear();
+  tiles_.clear();
   slots_.assign(static_cast<std::size_t>(std::max(1, info.slots)), Slot{});
   bytes_ = 0;
   open_ = true;
@@ -336,6 +338,8 @@ void LoopProbe::finish() {
   m.plan = plan_;
   m.execution = execution_;
   m.redundant = redundant_;
+  m.blocks = blocks_;
+  m.tiles = tiles_;
   for (int r = 0; r < o.comm->size(); ++r) {
     std::vector<double> v((offsets[r + 1] - offsets[r]) / sizeof(double));
     std::memcpy(v.data(), all.data() + offsets[r], v.size() * sizeof(double));

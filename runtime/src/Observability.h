@@ -69,6 +69,11 @@ public:
   void rank_phase(SpanKind kind, Clock::time_point start, Clock::time_point end,
                   std::int64_t bytes = -1);
   void add_bytes_moved(std::uint64_t bytes) { bytes_ += bytes; }
+  /// The schedule's blocks per partition field (tiles included) and tiles per block.
+  void set_blocks(std::vector<int> blocks, std::vector<int> tiles) {
+    blocks_ = std::move(blocks);
+    tiles_ = std::move(tiles);
+  }
   /// execute() returns (what follows until finish() is the template's merge of reductions).
   void end_execute();
   /// The loop is over: gathers the workers' numbers to rank 0 (collective when metrics are on),
@@ -93,6 +98,7 @@ private:
   int execution_ = 0;
   Clock::time_point start_, step_start_, execute_end_;
   std::uint64_t bytes_ = 0;
+  std::vector<int> blocks_, tiles_;
   std::vector<Slot> slots_;
   std::map<std::string, int> executions_;
 };

@@ -22,8 +22,8 @@ void PointList::keys(std::size_t i, std::int64_t* out) const {
 }
 
 void append_step_points(std::vector<std::uint64_t>& out, const Schedule& sched, std::size_t st,
-                        int workers, const std::vector<std::int64_t>& ext,
-                        const RecordLayout* layout, const PointList* points) {
+                        int workers, const std::vector<std::int64_t>& ext, const LoopLayout* layout,
+                        const PointList* points) {
   for (int w = 0; w < workers; ++w) {
     const int cell = sched.steps[st][w];
     if (cell < 0) {

@@ -33,7 +33,7 @@ private:
 /// linear indices, worker by worker (rank by rank, slot by slot): a box per cell, or the cell's
 /// segment of `points` in a skewed order.
 void append_step_points(std::vector<std::uint64_t>& out, const Schedule& sched, std::size_t st,
-                        int workers, const std::vector<std::int64_t>& ext,
-                        const RecordLayout* layout, const PointList* points);
+                        int workers, const std::vector<std::int64_t>& ext, const LoopLayout* layout,
+                        const PointList* points);
 
 } // namespace rotor::detail

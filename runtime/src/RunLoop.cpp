@@ -12,6 +12,7 @@
 #include "Comm.h"
 #include "LoopFrameAccess.h"
 #include "Observability.h"
+#include "ScheduleSettings.h"
 #include "SessionState.h"
 #include "Validate.h"
 
@@ -353,6 +354,7 @@ private:
 void run_erased_loop(const codegen::LoopSpec& spec, SpaceAccess& space, LoopFrame& frame,
                      CellRunner& runner) {
   const WatchdogLoopScope watched(spec.file, spec.line); // --rotor-timeout names this loop
+  begin_loop_execution(spec.file, spec.line);            // --rotor-order-seed draws from it
   auto& arrays = LoopFrameAccess::arrays(frame);
   const std::size_t n_arrays = arrays.size();
   if (spec.arrays.size() != n_arrays) {

@@ -67,6 +67,14 @@ int Schedule::cell_of(const int* coords) const {
   return c;
 }
 
+int Schedule::tiles_per_cell() const {
+  int t = 1;
+  for (int n : tiles) {
+    t *= n;
+  }
+  return t;
+}
+
 int Schedule::block_of(int j, std::int64_t v) const {
   const std::int64_t rel = v - key_min[j];
   if (rel < 0 || rel >= bounds[j].extent()) {
@@ -167,6 +175,7 @@ Schedule make_schedule(codegen::Kind kind, const std::vector<int>& field_keys, i
     break;
   }
   }
+  s.tiles.assign(static_cast<std::size_t>(f), 1);
   s.cells = 1;
   for (int b : s.blocks) {
     s.cells *= b;

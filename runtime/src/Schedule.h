@@ -20,6 +20,16 @@ struct Schedule {
   std::vector<int> blocks;           ///< blocks per field
   std::vector<std::int64_t> key_min; ///< smallest key value per field (boundaries are relative)
   std::vector<Boundaries> bounds;    ///< per field
+  /// Cache blocks per block, per field: block b of field j is cut into tiles[j] parts (balanced
+  /// by record counts) so that the array rows one part of every field touches fit the cache; a
+  /// cell's records are grouped by these parts (its tiles). All 1: blocks are not cut.
+  std::vector<int> tiles;
+  /// Per field: the boundaries of its blocks[j] * tiles[j] parts (block b: parts b * tiles[j]
+  /// to (b + 1) * tiles[j]); empty when tiles are all 1.
+  std::vector<Boundaries> tile_bounds;
+  /// Per field: the layout's histogram counts bins of 2^bin_shift[j] key values (0: exact); the
+  /// tile boundaries fall on bins.
+  std::vector<int> bin_shift;
   int cells = 1;
   std::vector<int> cell_worker;        ///< worker whose records a cell's records are
   std::vector<std::vector<int>> steps; ///< steps[s][worker] = cell or -1
@@ -34,6 +44,8 @@ struct Schedule {
   /// Block of key value v along field j (values outside the range: -1).
   int block_of(int j, std::int64_t v) const;
   int rank_of_worker(int w) const { return w / threads; }
+  /// Tiles in one cell (the product of tiles over the fields).
+  int tiles_per_cell() const;
 };
 
 /// Blocks per field and the steps for `kind` with `workers` workers (boundaries filled later).

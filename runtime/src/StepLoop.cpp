@@ -5,12 +5,15 @@
 #include "Comm.h"
 #include "Mover.h"
 #include "Observability.h"
+#include "OrderLog.h"
 #include "OrderRecorder.h"
 #include "PointList.h"
 #include "Replication.h"
+#include "ScheduleSettings.h"
 #include "StepUndo.h"
 #include "WorkerSlots.h"
-#include "OrderLog.h"
+
+#include "rotor/distarray/detail/CounterRng.h"
 
 #include <chrono>
 #include <sstream>
@@ -22,6 +25,115 @@ using Clock = std::chrono::steady_clock;
 
 double seconds(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
+}
+
+/// A stretch of local records [begin, end) a cell runs in one go.
+struct Piece {
+  std::size_t begin, end;
+};
+
+std::vector<Piece> whole_cell(const LoopLayout& l, int cell) {
+  return {Piece{l.seg_begin[cell], l.seg_end[cell]}};
+}
+
+/// The order of one execution of a rotation or one_d plan over unordered records
+/// (--rotor-order-seed; ScheduleSettings.h): with a seed, a fresh order of the steps (any order
+/// of a rotation's steps is a serial order) and, inside each cell, a fresh order of its tiles,
+/// each tile starting at a fresh record and wrapping around; all drawn from (seed, loop,
+/// execution), the same on every rank. Without a seed, for other plans and at one worker, the
+/// laid-out order.
+class ExecutionOrder {
+public:
+  ExecutionOrder() = default;
+  ExecutionOrder(const LayoutRequest& req, Schedule& s, std::uint64_t execution)
+      : execution_(execution) {
+    // rotation and one_d, the plans whose blocks are cut into tiles; one cell (one worker): the
+    // dataset's order, as the serial build runs it
+    const bool reorder = !req.ordered && !req.matrix && s.cells > 1 &&
+                         (req.kind == codegen::Kind::rotation || req.kind == codegen::Kind::one_d);
+    seed_ = reorder ? schedule_settings().order_seed : 0;
+    if (seed_ == 0) {
+      return;
+    }
+    std::uint64_t h = seed_;
+    for (const char* c = req.spec->file; *c != '\0'; ++c) {
+      h = mix64(h ^ static_cast<unsigned char>(*c));
+    }
+    base_ = mix64(h ^ (static_cast<std::uint64_t>(req.spec->line) << 32) ^ mix64(execution));
+    if (req.kind == codegen::Kind::rotation) {
+      shuffle(s.steps, base_);
+    }
+  }
+  std::uint64_t seed() const { return seed_; }
+  std::uint64_t execution() const { return execution_; }
+
+  /// Cell `cell`'s records in this execution's order.
+  std::vector<Piece> pieces(const LoopLayout& l, int cell) const {
+    const int per_cell = l.schedule.tiles_per_cell();
+    if (seed_ == 0 || l.tile_starts.empty()) {
+      return rotated({whole_cell(l, cell)}, cell);
+    }
+    std::vector<Piece> tiles;
+    for (int t = 0; t < per_cell; ++t) {
+      const std::size_t at = static_cast<std::size_t>(cell) * per_cell + t;
+      if (l.tile_starts[at] < l.tile_starts[at + 1]) {
+        tiles.push_back({l.tile_starts[at], l.tile_starts[at + 1]});
+      }
+    }
+    shuffle(tiles, mix64(base_ ^ static_cast<std::uint64_t>(cell)));
+    return rotated(std::move(tiles), cell);
+  }
+
+private:
+  /// Fisher-Yates with a counter-based generator: the same permutation everywhere.
+  template <class T> static void shuffle(std::vector<T>& v, std::uint64_t key) {
+    for (std::size_t i = v.size(); i > 1; --i) {
+      const std::uint64_t r = mix64(key ^ (i * 0x9e3779b97f4a7c15ULL));
+      std::swap(v[i - 1], v[r % i]);
+    }
+  }
+  /// Each piece starts at a drawn record and wraps around to its beginning.
+  std::vector<Piece> rotated(std::vector<Piece> in, int cell) const {
+    if (seed_ == 0) {
+      return in;
+    }
+    std::vector<Piece> out;
+    for (std::size_t k = 0; k < in.size(); ++k) {
+      const std::size_t n = in[k].end - in[k].begin;
+      const std::uint64_t r = mix64(base_ ^ (static_cast<std::uint64_t>(cell) << 24) ^ (k + 1));
+      const std::size_t start = in[k].begin + (n ? static_cast<std::size_t>(r % n) : 0);
+      out.push_back({start, in[k].end});
+      if (start > in[k].begin) {
+        out.push_back({in[k].begin, start});
+      }
+    }
+    return out;
+  }
+
+  std::uint64_t seed_ = 0, execution_ = 0, base_ = 0;
+};
+
+/// "blocks 4x8, tiles 8x1 a cell (1.0 MiB of rows a tile, cache 2.0 MiB)" for --rotor-verbose.
+std::string blocks_summary(const Schedule& s, const LayoutRequest& req) {
+  std::ostringstream o;
+  double rows = 0;
+  o << "blocks ";
+  for (int j = 0; j < s.fields(); ++j) {
+    o << (j ? "x" : "") << s.blocks[j] * s.tiles[j];
+  }
+  o << ", tiles ";
+  for (int j = 0; j < s.fields(); ++j) {
+    o << (j ? "x" : "") << s.tiles[j];
+    if (j < static_cast<int>(req.row_bytes.size()) && !s.tile_bounds.empty()) {
+      rows += static_cast<double>(s.tile_bounds[j].extent()) / (s.blocks[j] * s.tiles[j]) *
+              static_cast<double>(req.row_bytes[j]);
+    }
+  }
+  o.precision(2);
+  o << std::fixed << " a cell (" << rows / 1048576.0 << " MiB of array rows a tile, target "
+    << static_cast<double>(req.cache_bytes) / 1048576.0 << " MiB"
+    << (req.blocks > 0 ? ", --rotor-blocks" : "") << ")";
+  return o.str();
 }
 
 /// One execution of a stepped plan on this rank.
@@ -72,6 +184,15 @@ private:
       layout_ = &record_layout(shape_.layout, *records);
       sched_ = layout_->schedule;
       run_.probe.set_local_records(records->local_count());
+      if (!points_) {
+        order_ = ExecutionOrder(shape_.layout, sched_, current_loop_execution());
+        std::vector<int> blocks;
+        for (int j = 0; j < sched_.fields(); ++j) {
+          blocks.push_back(sched_.blocks[j] * sched_.tiles[j]);
+        }
+        last_blocks() = blocks;
+        run_.probe.set_blocks(std::move(blocks), sched_.tiles);
+      }
     }
     run_.probe.rank_phase(SpanKind::layout, g0, run_.probe.now());
     if (moves()) {
@@ -160,7 +281,11 @@ private:
       probe.run_list(run_.runner, t, points_->points() + layout_->seg_begin[cell], count);
     } else {
       count = layout_->seg_end[cell] - layout_->seg_begin[cell];
-      probe.run_records(run_.runner, t, layout_->seg_begin[cell], layout_->seg_end[cell]);
+      for (const Piece& p : order_.pieces(*layout_, cell)) {
+        if (!probe.run_records(run_.runner, t, p.begin, p.end)) {
+          break;
+        }
+      }
     }
     run_.runner.cell_finished(t);
     probe.cell(t, sched_.fields() ? sched_.coordinate(cell, sched_.fields() - 1) : cell, c0,
@@ -215,8 +340,11 @@ private:
       const int cell = sched_.steps[st][first_worker_ + t];
       std::size_t cnt = 0;
       if (cell >= 0 && layout_) {
-        for (std::size_t i = layout_->seg_begin[cell]; i < layout_->seg_end[cell]; ++i) {
-          my_order_.push_back(run_.space.ids()[i]);
+        for (const Piece& p :
+             points_ ? whole_cell(*layout_, cell) : order_.pieces(*layout_, cell)) {
+          for (std::size_t i = p.begin; i < p.end; ++i) {
+            my_order_.push_back(run_.space.ids()[i]);
+          }
         }
         cnt = layout_->seg_end[cell] - layout_->seg_begin[cell];
       }
@@ -279,6 +407,12 @@ private:
       << sched_.steps.size() << " steps, " << sched_.cells << " cells (layout "
       << seconds(t0_, t_layout_) << " s, steps " << seconds(t_layout_, t_steps_) << " s, end sync "
       << sync_s_ << " s)";
+    if (layout_ && !points_ && sched_.fields() > 0) {
+      s << ", " << blocks_summary(sched_, shape_.layout);
+    }
+    if (order_.seed() != 0) {
+      s << ", order seed " << order_.seed() << " execution " << order_.execution();
+    }
     if (moves()) {
       s << ", " << stats_.bytes << " bytes sent in-loop, communication hidden "
         << (stats_.transfer_s > 0 ? 100.0 * (1.0 - stats_.exposed_s / stats_.transfer_s) : 100.0)
@@ -293,7 +427,8 @@ private:
   const int first_worker_;
   std::unique_ptr<PointList> points_;
   Schedule sched_;
-  const RecordLayout* layout_ = nullptr;
+  const LoopLayout* layout_ = nullptr;
+  ExecutionOrder order_;
   MovePlan moves_;
   std::unique_ptr<DiffSnapshots> snapshots_;
   CommStats stats_;
@@ -305,6 +440,28 @@ private:
   Clock::time_point t_layout_, t_steps_;
   double sync_s_ = 0;
 };
+
+/// Per partition field: the bytes of the bound arrays one key value of the field indexes (the
+/// rest of their shape along every dimension that follows the field).
+std::vector<std::size_t> row_bytes(const LoopRun& run, const std::vector<int>& field_keys) {
+  std::vector<std::size_t> bytes(field_keys.size(), 0);
+  for (std::size_t a = 0; a < run.arrays.size(); ++a) {
+    const ArrayBinding& binding = run.arrays[a];
+    const std::vector<codegen::Dim>& dims = run.spec.arrays[run.spec_index[a]].dims;
+    for (std::size_t d = 0; d < dims.size() && d < binding.shape.size(); ++d) {
+      for (std::size_t j = 0; j < field_keys.size(); ++j) {
+        if (dims[d].key >= 0 && dims[d].key == field_keys[j]) {
+          std::size_t row = binding.elem_bytes;
+          for (std::size_t e = 0; e < binding.shape.size(); ++e) {
+            row *= e == d ? 1 : static_cast<std::size_t>(binding.shape[e]);
+          }
+          bytes[j] += row;
+        }
+      }
+    }
+  }
+  return bytes;
+}
 
 } // namespace
 
@@ -318,7 +475,16 @@ LayoutRequest distributed_layout(const LoopRun& run, codegen::Kind kind) {
   req.rank = comm().rank();
   req.workers = req.ranks * req.threads;
   req.ordered = run.spec.ordered || kind == codegen::Kind::wavefront;
+  req.blocks = schedule_settings().blocks;
+  // a tile's array rows take half of a core's level 2 cache (the records stream through the rest)
+  req.cache_bytes = l2_cache_bytes() / 2;
+  req.row_bytes = row_bytes(run, req.field_keys);
   return req;
+}
+
+std::vector<int>& last_blocks() {
+  static std::vector<int> blocks;
+  return blocks;
 }
 
 std::string StepExecutor::run(LoopRun& run) {

@@ -25,6 +25,10 @@ struct StepShape {
   bool sync_each_step = false;
 };
 
+/// Blocks per partition field (tiles included) of this process's last stepped execution over
+/// records (tests).
+std::vector<int>& last_blocks();
+
 /// The layout of plan `kind` over ranks x slots workers, this rank's share.
 LayoutRequest distributed_layout(const LoopRun& run, codegen::Kind kind);
 

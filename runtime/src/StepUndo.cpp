@@ -19,8 +19,8 @@ void StepUndo::keep_box(const ArrayBinding& a, int array, Box box) {
   kept_.push_back(std::move(k));
 }
 
-void StepUndo::save(const Schedule& sched, const std::vector<int>& cells,
-                    const RecordLayout* layout, SpaceAccess& space) {
+void StepUndo::save(const Schedule& sched, const std::vector<int>& cells, const LoopLayout* layout,
+                    SpaceAccess& space) {
   kept_.clear();
   records_.clear();
   for (std::size_t ai = 0; ai < arrays_.size(); ++ai) {

@@ -24,7 +24,7 @@ public:
 
   /// Keeps what the `cells` of `sched`'s step may change; `layout` (null over an index space)
   /// gives their records in `space`.
-  void save(const Schedule& sched, const std::vector<int>& cells, const RecordLayout* layout,
+  void save(const Schedule& sched, const std::vector<int>& cells, const LoopLayout* layout,
             SpaceAccess& space);
   /// Puts the kept bytes back.
   void restore(std::vector<ArrayBinding>& arrays, SpaceAccess& space) const;

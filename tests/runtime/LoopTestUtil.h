@@ -2,14 +2,16 @@
 // Helpers for the runtime tests: generated datasets, LoopSpec builders, serial replay of a
 // recorded order, bitwise comparison of arrays.
 
+#include "OrderLog.h"
+#include "ScheduleSettings.h"
 #include "rotor/distarray/detail/CounterRng.h"
 #include "rotor/rotor.h"
-#include "OrderLog.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace rotor::test {
@@ -166,5 +168,29 @@ struct CaptureOrders {
   }
   ~CaptureOrders() { detail::set_order_capture(false); }
 };
+
+/// --rotor-blocks (BlocksSetting) or --rotor-order-seed (SeedSetting) for the length of a test;
+/// the session's setting again afterwards.
+template <int Which> class ScheduleFlag {
+public:
+  explicit ScheduleFlag(const char* value) : before_(detail::schedule_settings()) {
+    detail::parse_schedule_flag(name(), value, true);
+  }
+  ~ScheduleFlag() {
+    detail::parse_schedule_flag(
+        name(),
+        Which == 0 ? (before_.blocks == 0 ? std::string("auto") : std::to_string(before_.blocks))
+                   : std::to_string(before_.order_seed),
+        true);
+  }
+  ScheduleFlag(const ScheduleFlag&) = delete;
+  ScheduleFlag& operator=(const ScheduleFlag&) = delete;
+
+private:
+  static const char* name() { return Which == 0 ? "--rotor-blocks" : "--rotor-order-seed"; }
+  const detail::ScheduleSettings before_;
+};
+using BlocksSetting = ScheduleFlag<0>;
+using SeedSetting = ScheduleFlag<1>;
 
 } // namespace rotor::test

@@ -65,6 +65,7 @@ State serial_prefix(const std::vector<Visit>& records, const std::vector<std::ui
 /// (-1: never). Returns the state after the loop (or after its exception).
 State run(const codegen::LoopSpec& spec, const std::vector<Visit>& records, int victim,
           bool& threw) {
+  detail::forget_loop_executions(); // each run draws the order of the first (--rotor-order-seed)
   Dataset<Visit> data(records);
   DistArray<std::uint64_t, 1> users({kUsers}), items({kItems});
   users.fill(1);

@@ -37,6 +37,7 @@
 #include "rotor/distarray/MemoryLimit.h"
 #include "rotor/distarray/detail/CounterRng.h"
 #include "rotor/distarray/detail/RecordFields.h"
+#include "rotor/distarray/detail/RuntimeCache.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -491,6 +492,9 @@ private:
   int scattered_line_ = 0;
   /// Per key field of a loaded dataset: its largest value and where it was read (or empty).
   std::vector<detail::KeyOrigin> key_origins_;
+  /// The runtime's record layouts for the parallel loops over this dataset (validated on reuse
+  /// against the records' address, count and version_).
+  detail::RuntimeCache layouts_;
 };
 
 } // namespace rotor

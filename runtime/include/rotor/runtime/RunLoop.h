@@ -90,6 +90,7 @@ public:
     DatasetInternals::set_origin_codes(d_, std::move(codes));
   }
   std::uint64_t* version() override { return &DatasetInternals::version(d_); }
+  std::shared_ptr<void>& layouts() override { return DatasetInternals::layouts(d_); }
   void resize_local(std::size_t n, bool dist) override {
     records().resize(n);
     DatasetInternals::set_distribution(d_,

@@ -6,6 +6,7 @@
 #include "rotor/distarray/Dataset.h"
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -50,6 +51,10 @@ struct DatasetInternals {
     d.origin_.clear();
     d.origin_code_ = std::move(codes);
     d.origin_coded_ = true;
+  }
+  /// The runtime's cached record layouts for loops over `d` (runtime/src/Layout.cpp).
+  template <class R> static std::shared_ptr<void>& layouts(Dataset<R>& d) {
+    return d.layouts_.state();
   }
   /// The records' change counter (the runtime bumps it when it reorders or moves them).
   template <class R> static std::uint64_t& version(Dataset<R>& d) { return d.version_; }

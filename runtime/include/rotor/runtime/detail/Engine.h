@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,12 @@ public:
   /// The records' change counter (bumped by non-const access and by the runtime's moves); null
   /// when the space keeps none (cached layouts are then always checked against the keys).
   virtual std::uint64_t* version() { return nullptr; }
+  /// Where the runtime caches the record layouts of loops over this space: the Dataset's own
+  /// slot; other spaces keep theirs for as long as they live.
+  virtual std::shared_ptr<void>& layouts() { return own_layouts_; }
+
+private:
+  std::shared_ptr<void> own_layouts_;
 };
 
 /// What workers run. `slot` is the worker's index on this rank (0 .. threads-1).
