@@ -206,6 +206,17 @@ std::string sparse_capable_text(const LoweredLoop& lowered, const analysis::Plan
   return "::rotor::codegen::SparseCapable<" + join(positions) + ">{}";
 }
 
+/// The per-worker copies of the loop's private variables (rotor/runtime/Private.h), declared
+/// before the call: `::rotor::codegen::WorkerCopies<decltype(p)> rotor_private_p(p, false);`.
+std::string private_copies(const LoweredLoop& lowered, const std::string& separator) {
+  std::string out;
+  for (const LoweredLoop::PrivateBinding& v : lowered.privates) {
+    out += "::rotor::codegen::WorkerCopies<decltype(" + v.name + ")> rotor_private_" + v.name +
+           "(" + v.name + ", " + (v.reseed ? "true" : "false") + ");" + separator;
+  }
+  return out;
+}
+
 } // namespace
 
 void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& pragma,
@@ -227,8 +238,10 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
 
   // Bound row vectors get their views in a block around the call.
   const std::string views = row_vector_views(lowered, plan, "\n" + indent + "  ");
-  const std::string block_open = views.empty() ? "" : "{\n" + indent + "  " + views;
-  const std::string block_close = views.empty() ? "" : " }";
+  const std::string copies = private_copies(lowered, "\n" + indent + "  ");
+  const bool block = !views.empty() || !copies.empty();
+  const std::string block_open = block ? "{\n" + indent + "  " + views + copies : "";
+  const std::string block_close = block ? " }" : "";
   std::ostringstream head;
   head << block_open << "::rotor::codegen::run_loop(\n"
        << indent << "    " << loop_spec_text(lowered, plan, file_name, indent + "    ") << ",\n";
@@ -285,6 +298,9 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
     first_param = source_text(sm, lo, SourceRange(var->getBeginLoc(), var->getLocation()));
   }
   params.insert(params.begin(), first_param);
+  for (const LoweredLoop::PrivateBinding& v : lowered.privates) {
+    prologue += " auto& " + v.name + " = rotor_private_" + v.name + ".local();";
+  }
   head << indent << "    [&](" << join(params) << ")" << (returns_bool ? " -> bool" : "") << " {"
        << prologue;
   for (const std::string& unused : lowered.unused_in_body) {

@@ -392,9 +392,10 @@ Target LoopLowering::target_of(const Expr* e, Frame& f) {
   Target t;
   t.decl = d;
   const bool local =
-      !vd->isStaticLocal() &&
-      (inside_loop(vd->getLocation()) ||
-       (f.fn != nullptr && vd->isLocalVarDeclOrParm() && vd->getParentFunctionOrMethod() == f.fn));
+      is_private_here(vd, dre->getLocation()) ||
+      (!vd->isStaticLocal() &&
+       (inside_loop(vd->getLocation()) || (f.fn != nullptr && vd->isLocalVarDeclOrParm() &&
+                                           vd->getParentFunctionOrMethod() == f.fn)));
   if (is_dist_array(vd->getType()) && !local) {
     t.kind = Target::array_k;
     t.array = vd->getNameAsString();
@@ -804,6 +805,13 @@ void LoopLowering::on_outer_use(const DeclRefExpr* dre, const Target& t, Frame& 
 }
 
 void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
+  if (privates_.count(dre->getDecl()) && !inside_loop(dre->getLocation())) {
+    escape(analysis::Escape::Kind::outside_write,
+           "'" + dre->getDecl()->getNameAsString() + "' has a copy per worker but is used in '" +
+               (f.fn != nullptr ? f.fn->getNameAsString() : std::string("a lambda")) +
+               "', outside the loop's text (only the loop's own text sees the worker's copy)",
+           dre->getBeginLoc());
+  }
   const Target t = target_of(dre, f);
   if (&f == body_frame_ && t.decl != nullptr && t.kind != Target::local_k) {
     named_in_body_.insert(t.decl);
@@ -1258,6 +1266,7 @@ LoweredLoop LoopLowering::run() {
   }
 
   control_flow(loop_.getBody(), 0, 0, 0);
+  find_privates();
   prescan(loop_.getBody(), body);
 
   if (out_.index_rank == 0) {

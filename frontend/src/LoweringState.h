@@ -213,6 +213,10 @@ private:
   void misused_container(const Target& t, const std::string& how, SourceLocation at);
   void settle_containers();
 
+  // ---- per-worker copies (Privatisation.cpp) ------------------------------------------------
+  void find_privates();
+  bool is_private_here(const ValueDecl* d, SourceLocation use) const;
+
   // ---- deny by default (LoweringEffects.cpp) ----------------------------------------------
   Target root_of(const Expr* e, Frame& f);
   Target pointee_of(const Expr* e, Frame& f);
@@ -264,5 +268,6 @@ private:
   std::map<std::string, std::string> row_expressions_;
   std::set<std::string> eigen_arrays_; ///< the containers that are Eigen matrices
   std::map<std::string, std::pair<std::string, SourceLocation>> container_misuse_;
+  std::set<const ValueDecl*> privates_; ///< scratch buffers and `private(...)` variables
 };
 } // namespace rotor::frontend::lowering
