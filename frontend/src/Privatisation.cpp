@@ -61,7 +61,7 @@ const Expr* subscript_of(const Expr* e, const VarDecl* v) {
 
 /// `v.size()`.
 bool is_size_of(const Expr* e, const VarDecl* v) {
-  const auto* call = dyn_cast<CXXMemberCallExpr>(e->IgnoreParenImpCasts());
+  const auto* call = dyn_cast<CXXMemberCallExpr>(e->IgnoreParenCasts());
   return call != nullptr && call->getNumArgs() == 0 && call->getMethodDecl() != nullptr &&
          call->getMethodDecl()->getNameAsString() == "size" &&
          is_ref_to(call->getImplicitObjectArgument(), v);
