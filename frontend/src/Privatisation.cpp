@@ -94,10 +94,9 @@ std::optional<std::uint64_t> buffer_extent(QualType t) {
   return std::nullopt;
 }
 
-/// A vector declared `std::vector<T> v(K)` (K a const integer variable or a constant), not named
-/// between its declaration and `loop`: is `bound` that K?
-bool matches_declared_size(ASTContext& ctx, const VarDecl* v, const Expr* bound,
-                           const CXXForRangeStmt& loop) {
+/// A vector declared `std::vector<T> v(K)` (K a const integer variable or a constant): is `bound`
+/// that K? (Only asked when the loop is the only code naming `v`, so nothing resized it.)
+bool matches_declared_size(ASTContext& ctx, const VarDecl* v, const Expr* bound) {
   const auto* ctor =
       dyn_cast_or_null<CXXConstructExpr>(v->getInit() ? v->getInit()->IgnoreImplicit() : nullptr);
   if (ctor == nullptr || ctor->getNumArgs() < 1) {
@@ -114,30 +113,16 @@ bool matches_declared_size(ASTContext& ctx, const VarDecl* v, const Expr* bound,
     same =
         size->EvaluateAsInt(x, ctx) && b->EvaluateAsInt(y, ctx) && x.Val.getInt() == y.Val.getInt();
   }
-  if (!same) {
-    return false;
-  }
-  const auto* fn = dyn_cast_or_null<FunctionDecl>(v->getParentFunctionOrMethod());
-  bool between = false;
-  const SourceManager& sm = ctx.getSourceManager();
-  visit(fn != nullptr ? fn->getBody() : nullptr, [&](const Stmt* s) {
-    if (const auto* dre = dyn_cast<DeclRefExpr>(s);
-        dre != nullptr && dre->getDecl() == v &&
-        sm.isBeforeInTranslationUnit(dre->getLocation(), loop.getBeginLoc())) {
-      between = true;
-    }
-  });
-  return !between;
+  return same; // not resized before the loop: the loop is the only code naming it
 }
 
 /// Does `bound` cover every element of `v`?
-bool covers(ASTContext& ctx, const VarDecl* v, std::uint64_t extent, const Expr* bound,
-            const CXXForRangeStmt& loop) {
+bool covers(ASTContext& ctx, const VarDecl* v, std::uint64_t extent, const Expr* bound) {
   if (is_size_of(bound, v)) {
     return true;
   }
   if (extent == 0) {
-    return matches_declared_size(ctx, v, bound, loop);
+    return matches_declared_size(ctx, v, bound);
   }
   Expr::EvalResult r;
   return bound->EvaluateAsInt(r, ctx) && r.Val.getInt().isNonNegative() &&
@@ -222,12 +207,11 @@ bool only_subscripts(const Stmt* root, const VarDecl* v, const VarDecl* k) {
 }
 
 /// Is `s` the loop that writes all of `v` before anything reads it (Privatisation.h)?
-bool fills_whole_buffer(ASTContext& ctx, const Stmt* s, const VarDecl* v, std::uint64_t extent,
-                        const CXXForRangeStmt& loop) {
+bool fills_whole_buffer(ASTContext& ctx, const Stmt* s, const VarDecl* v, std::uint64_t extent) {
   const auto* fill = dyn_cast<ForStmt>(s);
   const Expr* bound = nullptr;
   const VarDecl* k = fill != nullptr ? counting_loop(ctx, fill, bound) : nullptr;
-  if (k == nullptr || !covers(ctx, v, extent, bound, loop) || !plain_body(fill->getBody(), k)) {
+  if (k == nullptr || !covers(ctx, v, extent, bound) || !plain_body(fill->getBody(), k)) {
     return false;
   }
   bool written = false;
@@ -249,6 +233,28 @@ bool fills_whole_buffer(ASTContext& ctx, const Stmt* s, const VarDecl* v, std::u
     }
   }
   return written;
+}
+
+/// Is `loop` the only code of `v`'s function that names `v` (so nothing before it resized it,
+/// took its address, or reads what the loop leaves in it)?
+bool named_only_in(const VarDecl* v, const CXXForRangeStmt& loop, const SourceManager& sm) {
+  const auto* fn = dyn_cast_or_null<FunctionDecl>(v->getParentFunctionOrMethod());
+  if (fn == nullptr || fn->getBody() == nullptr) {
+    return false;
+  }
+  const SourceRange range = loop.getSourceRange();
+  bool elsewhere = false;
+  visit(fn->getBody(), [&](const Stmt* s) {
+    const auto* dre = dyn_cast<DeclRefExpr>(s);
+    if (dre == nullptr || dre->getDecl() != v) {
+      return;
+    }
+    const SourceLocation l = sm.getExpansionLoc(dre->getLocation());
+    elsewhere = elsewhere ||
+                sm.isBeforeInTranslationUnit(l, sm.getExpansionLoc(range.getBegin())) ||
+                sm.isBeforeInTranslationUnit(sm.getExpansionLoc(range.getEnd()), l);
+  });
+  return !elsewhere;
 }
 
 /// The outside variables the body names, in order of first mention.
@@ -281,14 +287,14 @@ std::vector<PrivateVariable> find_scratch_buffers(ASTContext& ctx, const CXXForR
   for (const auto& [v, first] : outside_variables(loop, sm)) {
     const std::optional<std::uint64_t> extent = buffer_extent(v->getType());
     if (!extent || !v->hasLocalStorage() || isa<ParmVarDecl>(v) ||
-        v->getType()->isReferenceType()) {
+        v->getType()->isReferenceType() || !named_only_in(v, loop, sm)) {
       continue;
     }
     std::size_t i = 0;
     while (i < body.size() && !names(body[i], v)) {
       ++i;
     }
-    if (i == body.size() || !fills_whole_buffer(ctx, body[i], v, *extent, loop)) {
+    if (i == body.size() || !fills_whole_buffer(ctx, body[i], v, *extent)) {
       continue;
     }
     bool rest = true;

@@ -21,8 +21,9 @@ struct PrivateVariable {
 };
 
 /// The scratch buffers of `loop`: a local variable of the enclosing function (not static, not a
-/// reference), of type `T[N]`, `std::array<T, N>` or `std::vector<T>` with T arithmetic, such that
-/// the first top-level statement of the body that names it is
+/// reference, named by no code of that function outside `loop`, so what the loop leaves in it
+/// cannot be observed), of type `T[N]`, `std::array<T, N>` or `std::vector<T>` with T arithmetic,
+/// such that the first top-level statement of the body that names it is
 ///
 ///   for (int k = 0; k < BOUND; ++k) { ...; v[k] = expr; ...; }
 ///
@@ -30,7 +31,7 @@ struct PrivateVariable {
 /// `v`, `expr` not naming `v`, later statements of that loop naming `v` only as `v[k]`, no
 /// `break`/`continue`/`return`/`goto` in it, `k` only read, and BOUND covering the whole buffer
 /// (`v.size()`; for arrays a constant equal to N; for a vector declared `std::vector<T> v(K)`
-/// with no mention of `v` between its declaration and the loop, the same const `K`). Every later
+/// the same const `K`). Every later
 /// mention of `v` in the body must be `v[...]` or `v.size()`. Anything else is not a scratch
 /// buffer (the loop keeps today's diagnostics).
 std::vector<PrivateVariable> find_scratch_buffers(clang::ASTContext& ctx,

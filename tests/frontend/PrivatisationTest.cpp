@@ -170,6 +170,28 @@ void f(Data& d, Mat& W, double (&p)[4]) {
     W(r.user, 0) = static_cast<float>(p[3]);
   } })",
      "", false},
+    {"read_after_the_loop", R"(
+double f(Data& d, Mat& W) {
+  double p[4];
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    for (int k = 0; k < 4; ++k) { p[k] = r.value; }
+    W(r.user, 0) = static_cast<float>(p[3]);
+  }
+  return p[0]; })",
+     "", false},
+    {"read_before_the_loop_in_an_outer_loop", R"(
+void f(Data& d, Mat& W) {
+  double p[4] = {};
+  for (int it = 0; it < 2; ++it) {
+    W(0, 1) = static_cast<float>(p[0]);
+#pragma rotor parallel_for
+    for (const Rating& r : d) {
+      for (int k = 0; k < 4; ++k) { p[k] = r.value; }
+      W(r.user, 0) = static_cast<float>(p[3]);
+    }
+  } })",
+     "", false},
     // ---- private(x): the user accepts per-worker state ----
     {"private_generator", R"(
 void f(Data& d, Mat& W) {
