@@ -391,11 +391,10 @@ Target LoopLowering::target_of(const Expr* e, Frame& f) {
   }
   Target t;
   t.decl = d;
-  const bool local =
-      is_private_here(vd, dre->getLocation()) ||
-      (!vd->isStaticLocal() &&
-       (inside_loop(vd->getLocation()) || (f.fn != nullptr && vd->isLocalVarDeclOrParm() &&
-                                           vd->getParentFunctionOrMethod() == f.fn)));
+  const bool local = is_private_here(vd, dre->getLocation()) ||
+                     (!vd->isStaticLocal() && (inside_loop(vd->getLocation()) ||
+                                               (f.fn != nullptr && vd->isLocalVarDeclOrParm() &&
+                                                vd->getParentFunctionOrMethod() == f.fn)));
   if (is_dist_array(vd->getType()) && !local) {
     t.kind = Target::array_k;
     t.array = vd->getNameAsString();

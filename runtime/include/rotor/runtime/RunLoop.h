@@ -256,7 +256,7 @@ private:
   template <class ElementFn, class... Objects>
   static bool loop(Body& body, int slot, FlushTrigger* flusher, std::size_t count,
                    ElementFn& element, Objects&... objects) {
-    WorkerBeat beat(slot); // progress for the watchdog (--rotor-timeout)
+    WorkerBeat beat(slot);         // progress for the watchdog (--rotor-timeout)
     WorkerSlotScope in_slot(slot); // per-worker copies (Private.h)
     for (std::size_t k = 0; k < count; ++k) {
       decltype(auto) e = element(k);
