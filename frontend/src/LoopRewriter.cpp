@@ -169,8 +169,17 @@ std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
      << indent << "    /*reductions*/ {" << join(reds) << "}, /*reason*/ "
      << quoted(plan.kind == analysis::PlanKind::serial ? plan.reason : "") << ", /*may_throw*/ "
      << (loop.may_throw ? "true" : "false");
-  if (!views.empty()) {
+  std::vector<std::string> private_state;
+  for (const LoweredLoop::PrivateBinding& v : loop.privates) {
+    if (v.reseed) {
+      private_state.push_back(quoted(v.name));
+    }
+  }
+  if (!views.empty() || !private_state.empty()) {
     os << ", /*views*/ {" << join(views) << "}";
+  }
+  if (!private_state.empty()) {
+    os << ", /*private_state*/ {" << join(private_state) << "}";
   }
   os << "}";
   return os.str();
