@@ -75,8 +75,7 @@ void add_notes(const LoopModel& model, const std::vector<SearchDependence>& deps
                   "the loop is no longer equivalent to a serial order of the records"
             : "'" + v.name +
                   "' is per-iteration scratch: every iteration writes all of it before reading "
-                  "it, so each worker gets its own copy (its value after the loop is not the "
-                  "serial run's)");
+                  "it and no code outside the loop names it, so each worker gets its own copy");
   }
 }
 
