@@ -53,6 +53,11 @@ bool LoopModel::is_buffered(const std::string& name) const {
   return std::find(buffered.begin(), buffered.end(), name) != buffered.end();
 }
 
+bool LoopModel::serial_equivalent() const {
+  return std::none_of(privates.begin(), privates.end(),
+                      [](const Private& v) { return v.from_clause; });
+}
+
 } // namespace rotor::analysis
 
 namespace rotor::analysis {

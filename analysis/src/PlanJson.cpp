@@ -74,6 +74,14 @@ std::string plan_to_json(const LoopModel& model, const Plan& plan) {
       {"file", model.loc.file}, {"line", model.loc.line},        {"plan", plan_obj},
       {"arrays", arrays},       {"reductions", plan.reductions}, {"dependences", deps},
       {"notes", plan.notes}};
+  if (!model.privates.empty()) { // absent when empty: older documents stay as they were
+    nlohmann::ordered_json privates = nlohmann::ordered_json::array();
+    for (const Private& v : model.privates) {
+      privates.push_back({{"name", v.name}, {"origin", v.from_clause ? "clause" : "scratch"}});
+    }
+    loop["private"] = privates;
+    loop["serial_equivalent"] = model.serial_equivalent();
+  }
   return loop.dump(2);
 }
 

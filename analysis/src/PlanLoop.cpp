@@ -66,6 +66,17 @@ void add_notes(const LoopModel& model, const std::vector<SearchDependence>& deps
     plan.notes.push_back("'" + r.name + "' is a " + r.op +
                          " reduction: per-worker partials combined in worker order");
   }
+  for (const Private& v : model.privates) {
+    plan.notes.push_back(
+        v.from_clause
+            ? "'" + v.name +
+                  "' is private: each worker starts from a copy of its value before the loop "
+                  "(a generator re-seeded per worker) and carries it from record to record, so "
+                  "the loop is no longer equivalent to a serial order of the records"
+            : "'" + v.name +
+                  "' is per-iteration scratch: every iteration writes all of it before reading "
+                  "it and no code outside the loop names it, so each worker gets its own copy");
+  }
 }
 
 } // namespace

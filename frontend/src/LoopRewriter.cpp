@@ -169,8 +169,17 @@ std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
      << indent << "    /*reductions*/ {" << join(reds) << "}, /*reason*/ "
      << quoted(plan.kind == analysis::PlanKind::serial ? plan.reason : "") << ", /*may_throw*/ "
      << (loop.may_throw ? "true" : "false");
-  if (!views.empty()) {
+  std::vector<std::string> private_state;
+  for (const LoweredLoop::PrivateBinding& v : loop.privates) {
+    if (v.reseed) {
+      private_state.push_back(quoted(v.name));
+    }
+  }
+  if (!views.empty() || !private_state.empty()) {
     os << ", /*views*/ {" << join(views) << "}";
+  }
+  if (!private_state.empty()) {
+    os << ", /*private_state*/ {" << join(private_state) << "}";
   }
   os << "}";
   return os.str();
@@ -206,6 +215,17 @@ std::string sparse_capable_text(const LoweredLoop& lowered, const analysis::Plan
   return "::rotor::codegen::SparseCapable<" + join(positions) + ">{}";
 }
 
+/// The per-worker copies of the loop's private variables (rotor/runtime/Private.h), declared
+/// before the call: `::rotor::codegen::WorkerCopies<decltype(p)> rotor_private_p(p, false);`.
+std::string private_copies(const LoweredLoop& lowered, const std::string& separator) {
+  std::string out;
+  for (const LoweredLoop::PrivateBinding& v : lowered.privates) {
+    out += "::rotor::codegen::WorkerCopies<decltype(" + v.name + ")> rotor_private_" + v.name +
+           "(" + v.name + ", " + (v.reseed ? "true" : "false") + ");" + separator;
+  }
+  return out;
+}
+
 } // namespace
 
 void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& pragma,
@@ -227,8 +247,10 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
 
   // Bound row vectors get their views in a block around the call.
   const std::string views = row_vector_views(lowered, plan, "\n" + indent + "  ");
-  const std::string block_open = views.empty() ? "" : "{\n" + indent + "  " + views;
-  const std::string block_close = views.empty() ? "" : " }";
+  const std::string copies = private_copies(lowered, "\n" + indent + "  ");
+  const bool block = !views.empty() || !copies.empty();
+  const std::string block_open = block ? "{\n" + indent + "  " + views + copies : "";
+  const std::string block_close = block ? " }" : "";
   std::ostringstream head;
   head << block_open << "::rotor::codegen::run_loop(\n"
        << indent << "    " << loop_spec_text(lowered, plan, file_name, indent + "    ") << ",\n";
@@ -295,6 +317,9 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
     first_param = source_text(sm, lo, SourceRange(var->getBeginLoc(), var->getLocation()));
   }
   params.insert(params.begin(), first_param);
+  for (const LoweredLoop::PrivateBinding& v : lowered.privates) {
+    prologue += " auto& " + v.name + " = rotor_private_" + v.name + ".local();";
+  }
   head << indent << "    [&](" << join(params) << ")" << (returns_bool ? " -> bool" : "") << " {"
        << prologue << tables;
   for (const std::string& unused : lowered.unused_in_body) {

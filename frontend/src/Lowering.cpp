@@ -158,10 +158,10 @@ Target LoopLowering::target_of(const Expr* e, Frame& f) {
   }
   Target t;
   t.decl = d;
-  const bool local =
-      !vd->isStaticLocal() &&
-      (inside_loop(vd->getLocation()) ||
-       (f.fn != nullptr && vd->isLocalVarDeclOrParm() && vd->getParentFunctionOrMethod() == f.fn));
+  const bool local = is_private_here(vd, dre->getLocation()) ||
+                     (!vd->isStaticLocal() && (inside_loop(vd->getLocation()) ||
+                                               (f.fn != nullptr && vd->isLocalVarDeclOrParm() &&
+                                                vd->getParentFunctionOrMethod() == f.fn)));
   if (is_dist_array(vd->getType()) && !local) {
     t.kind = Target::array_k;
     t.array = vd->getNameAsString();
@@ -678,6 +678,13 @@ void LoopLowering::settle_outer_references() {
 
 void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
   note_outer_reference(dre, f);
+  if (privates_.count(dre->getDecl()) && !inside_loop(dre->getLocation())) {
+    escape(analysis::Escape::Kind::outside_write,
+           "'" + dre->getDecl()->getNameAsString() + "' has a copy per worker but is used in '" +
+               (f.fn != nullptr ? f.fn->getNameAsString() : std::string("a lambda")) +
+               "', outside the loop's text (only the loop's own text sees the worker's copy)",
+           dre->getBeginLoc());
+  }
   const Target t = target_of(dre, f);
   if (&f == body_frame_ && t.decl != nullptr && t.kind != Target::local_k) {
     named_in_body_.insert(t.decl);
@@ -1104,6 +1111,7 @@ LoweredLoop LoopLowering::run() {
   body.parents = std::make_unique<ParentMap>(const_cast<Stmt*>(loop_.getBody()));
   bind_structured(body);
   control_flow(loop_.getBody(), 0, 0, 0);
+  find_privates();
   prescan(loop_.getBody(), body);
   if (out_.index_rank == 0) {
     choose_key_fields(dataset_record(range_type));

@@ -44,6 +44,13 @@ struct LoweredLoop {
     bool table = false;
   };
   std::vector<RowVector> row_vectors;
+  /// Variables of which each worker gets its own copy (Privatisation.h): the body's name is
+  /// bound to the copy; `reseed`: a `private(...)` variable (a generator gets its own seed).
+  struct PrivateBinding {
+    std::string name;
+    bool reseed = false;
+  };
+  std::vector<PrivateBinding> privates;
   bool failed = false; ///< an error diagnostic was produced
 };
 

@@ -261,6 +261,10 @@ private:
   void settle_containers();
   void block_read_alias(const std::string& read, const std::set<std::string>& written);
 
+  // ---- per-worker copies (Privatisation.cpp) ------------------------------------------------
+  void find_privates();
+  bool is_private_here(const ValueDecl* d, SourceLocation use) const;
+
   // ---- deny by default (LoweringEffects.cpp) ----------------------------------------------
   Target root_of(const Expr* e, Frame& f);
   Target pointee_of(const Expr* e, Frame& f);
@@ -322,5 +326,6 @@ private:
     SourceLocation first_use;
   };
   std::map<std::string, ContainerIdentity> container_identities_;
+  std::set<const ValueDecl*> privates_; ///< scratch buffers and `private(...)` variables
 };
 } // namespace rotor::frontend::lowering

@@ -47,13 +47,34 @@ private:
   bool started_ = false;
 };
 
+/// `(a, b, ...)` after `clause` (the clause name already read); false after an error.
+bool parse_names(PragmaLine& line, const std::string& clause, std::vector<std::string>& names) {
+  if (!line.expect(clang::tok::l_paren, ("'(' after '" + clause + "'").c_str())) {
+    return false;
+  }
+  const std::size_t before = names.size();
+  while (line.tok().is(clang::tok::identifier)) {
+    names.push_back(line.spelling());
+    line.next();
+    if (line.tok().is(clang::tok::comma)) {
+      line.next();
+    }
+  }
+  if (names.size() == before) {
+    line.fail("'" + clause + "' needs at least one name: " + clause + "(a, b)");
+    return false;
+  }
+  return line.expect(clang::tok::r_paren, ("')' closing '" + clause + "('").c_str());
+}
+
 void parse_clauses(PragmaLine& line, RotorPragma& p) {
   while (!line.at_end() && p.error.empty()) {
     if (line.tok().is(clang::tok::comma)) {
       line.next();
       continue;
     }
-    if (!line.tok().is(clang::tok::identifier)) {
+    // `private` is a C++ keyword, not an identifier token.
+    if (!line.tok().is(clang::tok::identifier) && !line.tok().is(clang::tok::kw_private)) {
       line.fail("unexpected '" + line.spelling() + "' in '#pragma rotor parallel_for'");
       return;
     }
@@ -61,23 +82,11 @@ void parse_clauses(PragmaLine& line, RotorPragma& p) {
     if (clause == "ordered") {
       p.ordered = true;
       line.next();
-    } else if (clause == "buffered") {
+    } else if (clause == "buffered" || clause == "private") {
       line.next();
-      if (!line.expect(clang::tok::l_paren, "'(' after 'buffered'")) {
+      if (!parse_names(line, clause, clause == "buffered" ? p.buffered : p.privates)) {
         return;
       }
-      while (line.tok().is(clang::tok::identifier)) {
-        p.buffered.push_back(line.spelling());
-        line.next();
-        if (line.tok().is(clang::tok::comma)) {
-          line.next();
-        }
-      }
-      if (p.buffered.empty()) {
-        line.fail("'buffered' needs at least one array name: buffered(A, B)");
-        return;
-      }
-      line.expect(clang::tok::r_paren, "')' closing 'buffered('");
     } else if (clause == "device") {
       line.next();
       if (!line.expect(clang::tok::l_paren, "'(' after 'device'")) {
@@ -93,8 +102,8 @@ void parse_clauses(PragmaLine& line, RotorPragma& p) {
       line.expect(clang::tok::r_paren, "')' closing 'device('");
     } else {
       line.fail("unknown clause '" + clause +
-                "' in '#pragma rotor parallel_for' (expected ordered, buffered(...) or "
-                "device(cpu|gpu))");
+                "' in '#pragma rotor parallel_for' (expected ordered, buffered(...), "
+                "private(...) or device(cpu|gpu))");
       return;
     }
   }

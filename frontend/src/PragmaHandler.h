@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// Reads `#pragma rotor parallel_for [ordered] [buffered(A, ...)] [device(cpu|gpu)]`.
+/// Reads `#pragma rotor parallel_for [ordered] [buffered(A, ...)] [private(x, ...)]
+/// [device(cpu|gpu)]`.
 ///
 /// Clang 14 keeps no attribute on statements for unknown pragmas, so the handler records each
 /// pragma with its source location; Frontend.cpp attaches it to the range-for that follows.
@@ -19,6 +20,7 @@ struct RotorPragma {
   clang::SourceLocation last; ///< the last token of the pragma line
   bool ordered = false;
   std::vector<std::string> buffered;
+  std::vector<std::string> privates; ///< `private(x, ...)`: per-worker copies
   bool gpu = false;
   std::string error; ///< non-empty: the pragma is malformed (message for the user)
   clang::SourceLocation error_loc;

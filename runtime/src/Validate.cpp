@@ -179,6 +179,11 @@ std::unique_ptr<LoopValidation> LoopValidation::start(const codegen::LoopSpec& s
     note_skipped(spec, "its buffered arrays merge worker copies (no serial order)");
     return nullptr;
   }
+  if (!spec.private_state.empty()) {
+    note_skipped(spec, std::string("its private(") + spec.private_state.front() +
+                           ") variable gives each worker its own state (no serial order)");
+    return nullptr;
+  }
   if (!spec.views.empty()) {
     note_skipped(spec, std::string("its body writes the plain container '") + spec.views.front() +
                            "' itself, which a replay on a copy cannot redirect");

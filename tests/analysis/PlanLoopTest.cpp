@@ -188,3 +188,34 @@ TEST(PlanLoop, Deterministic) {
 
 } // namespace
 } // namespace rotor::analysis
+
+namespace rotor::analysis {
+namespace {
+
+// Per-worker copies leave the plan alone; a private(...) variable marks the loop as no longer
+// serial-equivalent in the notes and in the JSON (absent keys when a loop has no copies).
+TEST(PlanLoop, PrivatesNoteAndJson) {
+  LoopModel m = test::model_from(k_mf);
+  const Plan without = plan_loop(m);
+  EXPECT_EQ(plan_to_json(m, without).find("\"private\""), std::string::npos);
+  m.privates.push_back({"p", false, {}});
+  EXPECT_TRUE(m.serial_equivalent());
+  m.privates.push_back({"rng", true, {}});
+  EXPECT_FALSE(m.serial_equivalent());
+  const Plan with = plan_loop(m);
+  EXPECT_EQ(with.kind, without.kind);
+  std::string notes;
+  for (const std::string& n : with.notes) {
+    notes += n + "\n";
+  }
+  EXPECT_NE(notes.find("'p' is per-iteration scratch"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("'rng' is private"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("no longer equivalent to a serial order"), std::string::npos) << notes;
+  const std::string json = plan_to_json(m, with);
+  EXPECT_NE(json.find("\"origin\": \"scratch\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"origin\": \"clause\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"serial_equivalent\": false"), std::string::npos) << json;
+}
+
+} // namespace
+} // namespace rotor::analysis

@@ -16,5 +16,6 @@
 #include "rotor/runtime/Codegen.h"
 #include "rotor/runtime/ContainerView.h"
 #include "rotor/runtime/Metrics.h"
+#include "rotor/runtime/Private.h"
 #include "rotor/runtime/RunLoop.h"
 #include "rotor/runtime/Session.h"

@@ -98,6 +98,17 @@ struct Reduction {
   SourceLoc loc;
 };
 
+/// A variable declared outside the loop of which each worker gets its own copy
+/// (docs/user/annotating-loops.md, "Scratch buffers and private state").
+struct Private {
+  std::string name;
+  /// true: named in the pragma's `private(...)` (the user accepts per-worker state: the loop is
+  /// no longer equivalent to a serial order); false: a scratch buffer every iteration writes
+  /// whole before reading it (privatised automatically, still serial-equivalent).
+  bool from_clause = false;
+  SourceLoc loc;
+};
+
 /// Something the loop does that the analysis cannot reason about; any escape makes the plan
 /// `serial` (with the escape as the reason), whatever the accesses say.
 struct Escape {
@@ -132,7 +143,11 @@ struct LoopModel {
   std::vector<Access> accesses;      ///< In source order.
   std::vector<Reduction> reductions;
   std::vector<Escape> escapes;
+  std::vector<Private> privates; ///< Per-worker copies, in order of first use.
 
+  /// False when a `private(...)` variable carries state from one iteration to the next, so the
+  /// result is no longer that of some serial order of the records.
+  bool serial_equivalent() const;
   /// Index of `name` in fields, or -1.
   int field_index(const std::string& name) const;
   /// The declaration of array `name`, or nullptr.

@@ -74,6 +74,9 @@ struct LoopSpec {
   /// Arrays that are views of plain containers (ContainerView.h): the body writes the container
   /// itself, not the array object it is passed, so --rotor-validate cannot replay it on a copy.
   std::vector<const char*> views = {};
+  /// The loop's `private(...)` variables (Private.h): each worker carries its own state, so the
+  /// loop promises no serial order and --rotor-validate skips it.
+  std::vector<const char*> private_state = {};
 };
 
 /// The key fields of a record, in declaration order (the analysis' LoopModel::fields).

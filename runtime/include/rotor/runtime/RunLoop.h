@@ -16,6 +16,7 @@
 #include "rotor/runtime/detail/Engine.h"
 #include "rotor/runtime/detail/LoopFrame.h"
 #include "rotor/runtime/detail/Watchdog.h"
+#include "rotor/runtime/detail/WorkerSlot.h"
 
 #include <cstring>
 #include <new>
@@ -256,7 +257,8 @@ private:
   template <class ElementFn, class... Objects>
   static bool loop(Body& body, int slot, FlushTrigger* flusher, std::size_t count,
                    ElementFn& element, Objects&... objects) {
-    WorkerBeat beat(slot); // progress for the watchdog (--rotor-timeout)
+    WorkerBeat beat(slot);         // progress for the watchdog (--rotor-timeout)
+    WorkerSlotScope in_slot(slot); // per-worker copies (Private.h)
     for (std::size_t k = 0; k < count; ++k) {
       decltype(auto) e = element(k);
       using Result = decltype(body(e, objects...));

@@ -1,0 +1,147 @@
+#pragma once
+/// \file
+/// Per-worker copies of variables declared outside a parallel loop (issue 16, item 3): scratch
+/// buffers rotor-cc privatises by itself, and the variables a pragma names in `private(...)`.
+/// rotor-cc declares one WorkerCopies per variable before the loop's run_loop call and binds the
+/// body's name to the worker's copy:
+///
+/// \code
+///   ::rotor::codegen::WorkerCopies<decltype(rng)> rotor_private_rng(rng, true);
+///   ::rotor::codegen::run_loop(..., [&](Doc& d, ...) { auto& rng = rotor_private_rng.local(); ...
+/// \endcode
+///
+/// Each worker slot (rotor::detail::current_worker_slot; the serial replay of --rotor-validate is
+/// slot 0) gets a copy made on its first use from the outside value as it was when the loop
+/// started. With `reseed` and a type with a `seed(...)` member (the standard generators), the
+/// copy is then re-seeded with `std::seed_seq{lo, hi, rank, slot}` where lo/hi are the low and
+/// high 32 bits of the first output of another copy of the outside generator (the outside object
+/// itself is not advanced). The outside variable keeps its value from before the loop: after the
+/// loop it holds neither a worker's copy nor the serial run's last iteration.
+
+#include "rotor/distarray/detail/Collective.h"
+#include "rotor/runtime/detail/WorkerSlot.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace rotor::detail {
+
+template <class T, class = void> struct HasSeedSequence : std::false_type {};
+template <class T>
+struct HasSeedSequence<
+    T, std::void_t<decltype(std::declval<T&>().seed(std::declval<std::seed_seq&>()))>>
+    : std::true_type {};
+template <class T, class = void> struct HasIntegerSeed : std::false_type {};
+template <class T>
+struct HasIntegerSeed<T, std::void_t<decltype(std::declval<T&>().seed(std::uint32_t{})),
+                                     decltype(std::declval<T&>()())>> : std::true_type {};
+
+/// The documented per-worker seed sequence's four words for generator `outside` at `rank`,
+/// `slot` (its first output from a copy, so `outside` is unchanged).
+template <class T> std::array<std::uint32_t, 4> worker_seed(const T& outside, int rank, int slot) {
+  T probe(outside);
+  const auto first = static_cast<std::uint64_t>(probe());
+  return {static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(first >> 32),
+          static_cast<std::uint32_t>(rank), static_cast<std::uint32_t>(slot)};
+}
+
+} // namespace rotor::detail
+
+namespace rotor::codegen {
+
+/// One copy of a T per worker slot, made on the slot's first local() (see the file comment).
+/// T is copy-constructible, or a one-dimensional array of copy-assignable elements.
+template <class T> class WorkerCopies {
+  static_assert(std::rank_v<T> <= 1,
+                "rotor: a private or scratch array must have one dimension (use std::vector)");
+
+public:
+  /// `outside` must outlive the loop; `reseed`: re-seed a generator per worker.
+  WorkerCopies(T& outside, bool reseed) : outside_(outside), reseed_(reseed) {}
+  WorkerCopies(const WorkerCopies&) = delete;
+  WorkerCopies& operator=(const WorkerCopies&) = delete;
+
+  /// The calling worker's copy (outside a loop body: slot 0's).
+  T& local() {
+    const int slot = std::max(detail::current_worker_slot(), 0);
+    if (slot < k_fast) {
+      if (Holder* h = fast_[slot].load(std::memory_order_acquire)) {
+        return h->value;
+      }
+    }
+    return make(slot);
+  }
+
+  /// The copy of slot `slot`, making it if needed (tests; rotor-cc uses local()).
+  T& slot_copy(int slot) { return make(slot); }
+
+private:
+  struct Holder {
+    T value;
+  };
+  static constexpr int k_fast = 256;
+
+  T& make(int slot) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (slot < k_fast) {
+      if (Holder* h = fast_[slot].load(std::memory_order_acquire)) {
+        return h->value;
+      }
+    }
+    for (auto& [s, h] : slow_) {
+      if (s == slot) {
+        return h->value;
+      }
+    }
+    std::unique_ptr<Holder> h = copy_of_outside(slot);
+    Holder* raw = h.get();
+    owned_.push_back(std::move(h));
+    if (slot < k_fast) {
+      fast_[slot].store(raw, std::memory_order_release);
+    } else {
+      slow_.emplace_back(slot, raw);
+    }
+    return raw->value;
+  }
+
+  std::unique_ptr<Holder> copy_of_outside(int slot) const {
+    std::unique_ptr<Holder> h;
+    if constexpr (std::is_array_v<T>) {
+      h.reset(new Holder());
+      std::copy(std::begin(outside_), std::end(outside_), std::begin(h->value));
+    } else {
+      h.reset(new Holder{outside_});
+      if constexpr (detail::HasIntegerSeed<T>::value) {
+        if (reseed_) {
+          const auto words = detail::worker_seed(outside_, detail::collective().rank(), slot);
+          if constexpr (detail::HasSeedSequence<T>::value) {
+            std::seed_seq seq(words.begin(), words.end());
+            h->value.seed(seq);
+          } else {
+            h->value.seed(words[0] ^ words[1] ^ (words[2] * 0x9e3779b9u) ^
+                          (words[3] * 0x85ebca6bu));
+          }
+        }
+      }
+    }
+    return h;
+  }
+
+  T& outside_;
+  bool reseed_;
+  std::array<std::atomic<Holder*>, k_fast> fast_{};
+  std::mutex mutex_;
+  std::vector<std::pair<int, Holder*>> slow_;
+  std::vector<std::unique_ptr<Holder>> owned_;
+};
+
+} // namespace rotor::codegen

@@ -1,0 +1,268 @@
+// Per-worker copies (issue 16, item 3; frontend/src/Privatisation.h): the scratch-buffer shapes
+// rotor-cc privatises by itself, the traps that must keep today's serial plan, and private(x).
+#include "rotor/frontend/Frontend.h"
+
+#include "FrontendTestOptions.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using rotor::analysis::PlanKind;
+using rotor::frontend::FileResult;
+using rotor::frontend::test::options;
+
+const char* kPrelude = R"(#include "common.h"
+#include <array>
+#include <random>
+#include <vector>
+using Data = rotor::Dataset<Rating>;
+using Mat = rotor::DistArray<float, 2>;
+)";
+
+struct Case {
+  const char* name;
+  const char* source;   ///< one function with one annotated loop
+  const char* privates; ///< "p:scratch,rng:clause" expected; "" when none may be privatised
+  bool parallel;        ///< a parallel plan is expected
+};
+
+const Case kCases[] = {
+    // ---- accepted: the buffer is written whole before anything reads it ----
+    {"vector_filled_to_size", R"(
+void f(Data& d, Mat& W) {
+  std::vector<double> p(8);
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    for (int k = 0; k < static_cast<int>(p.size()); ++k) { p[k] = W(r.user, 0) * k; }
+    for (int k = 1; k < 8; ++k) { p[k] += p[k - 1]; }
+    W(r.user, 1) = static_cast<float>(p[7]);
+  } })",
+     "p:scratch", true},
+    {"vector_filled_to_declared_const", R"(
+void f(Data& d, Mat& W) {
+  const int K = 4;
+  std::vector<double> p(K);
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    for (int k = 0; k < K; ++k) {
+      const double x = W(r.user, k) + 1.0;
+      p[k] = x * x;
+      W(r.user, k) = static_cast<float>(p[k]);
+    }
+  } })",
+     "p:scratch", true},
+    {"c_array", R"(
+void f(Data& d, Mat& W) {
+  double p[4];
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    for (int k = 0; k < 4; k++) { p[k] = r.value * k; }
+    W(r.user, 0) = static_cast<float>(p[3] + p[1]);
+  } })",
+     "p:scratch", true},
+    {"std_array", R"(
+void f(Data& d, Mat& W) {
+  std::array<float, 3> p;
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    for (int k = 0; k < 3; ++k) { p[k] = W(r.item, k); }
+    W(r.user, 0) = p[0] + p[2];
+  } })",
+     "p:scratch", false /* W is read at item and written at user: not a scratch question */},
+    // ---- traps: today's serial plan and its reason stay ----
+    {"read_before_write", R"(
+void f(Data& d, Mat& W) {
+  double p[4] = {};
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    W(r.user, 0) = static_cast<float>(p[2]);
+    for (int k = 0; k < 4; ++k) { p[k] = r.value; }
+  } })",
+     "", false},
+    {"part_of_the_buffer", R"(
+void f(Data& d, Mat& W) {
+  double p[4];
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    for (int k = 0; k < 3; ++k) { p[k] = r.value; }
+    W(r.user, 0) = static_cast<float>(p[3]);
+  } })",
+     "", false},
+    {"starts_at_one", R"(
+void f(Data& d, Mat& W) {
+  std::vector<double> p(4);
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    for (int k = 1; k < static_cast<int>(p.size()); ++k) { p[k] = r.value; }
+    W(r.user, 0) = static_cast<float>(p[0]);
+  } })",
+     "", false},
+    {"conditional_write", R"(
+void f(Data& d, Mat& W) {
+  double p[4];
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    for (int k = 0; k < 4; ++k) {
+      if (r.value > 1) { p[k] = r.value; }
+    }
+    W(r.user, 0) = static_cast<float>(p[3]);
+  } })",
+     "", false},
+    {"conditional_fill_loop", R"(
+void f(Data& d, Mat& W) {
+  double p[4];
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    if (r.value > 1) {
+      for (int k = 0; k < 4; ++k) { p[k] = r.value; }
+    }
+    W(r.user, 0) = static_cast<float>(p[3]);
+  } })",
+     "", false},
+    {"reads_ahead_in_fill", R"(
+void f(Data& d, Mat& W) {
+  double p[4] = {};
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    for (int k = 0; k < 3; ++k) { p[k] = r.value; W(r.user, 0) = static_cast<float>(p[k + 1]); }
+  } })",
+     "", false},
+    {"escapes_by_pointer", R"(
+double* leak = nullptr;
+void f(Data& d, Mat& W) {
+  std::vector<double> p(4);
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    for (int k = 0; k < static_cast<int>(p.size()); ++k) { p[k] = r.value; }
+    double* q = p.data();
+    W(r.user, 0) = static_cast<float>(q[1]);
+  } })",
+     "", false},
+    {"filled_by_helper", R"(
+inline void fill(std::vector<double>& p, float v) { for (double& x : p) { x = v; } }
+void f(Data& d, Mat& W) {
+  std::vector<double> p(4);
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    fill(p, r.value);
+    W(r.user, 0) = static_cast<float>(p[1]);
+  } })",
+     "", false},
+    {"resized_before_the_loop", R"(
+void f(Data& d, Mat& W) {
+  const int K = 4;
+  std::vector<double> p(K);
+  p.resize(8);
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    for (int k = 0; k < K; ++k) { p[k] = r.value; }
+    W(r.user, 0) = static_cast<float>(p[7]);
+  } })",
+     "", false},
+    {"reference_parameter", R"(
+void f(Data& d, Mat& W, double (&p)[4]) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    for (int k = 0; k < 4; ++k) { p[k] = r.value; }
+    W(r.user, 0) = static_cast<float>(p[3]);
+  } })",
+     "", false},
+    {"read_after_the_loop", R"(
+double f(Data& d, Mat& W) {
+  double p[4];
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    for (int k = 0; k < 4; ++k) { p[k] = r.value; }
+    W(r.user, 0) = static_cast<float>(p[3]);
+  }
+  return p[0]; })",
+     "", false},
+    {"read_before_the_loop_in_an_outer_loop", R"(
+void f(Data& d, Mat& W) {
+  double p[4] = {};
+  for (int it = 0; it < 2; ++it) {
+    W(0, 1) = static_cast<float>(p[0]);
+#pragma rotor parallel_for
+    for (const Rating& r : d) {
+      for (int k = 0; k < 4; ++k) { p[k] = r.value; }
+      W(r.user, 0) = static_cast<float>(p[3]);
+    }
+  } })",
+     "", false},
+    // ---- private(x): the user accepts per-worker state ----
+    {"private_generator", R"(
+void f(Data& d, Mat& W) {
+  std::mt19937 rng(7);
+#pragma rotor parallel_for private(rng)
+  for (const Rating& r : d) {
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    W(r.user, 0) += u(rng);
+  } })",
+     "rng:clause", true},
+    {"generator_without_clause", R"(
+void f(Data& d, Mat& W) {
+  std::mt19937 rng(7);
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    W(r.user, 0) += u(rng);
+  } })",
+     "", false},
+    {"private_used_in_helper_outside_the_loop", R"(
+std::mt19937 rng(7);
+inline float draw() { return static_cast<float>(rng() % 7); }
+void f(Data& d, Mat& W) {
+#pragma rotor parallel_for private(rng)
+  for (const Rating& r : d) {
+    W(r.user, 0) += draw() + static_cast<float>(rng() % 3);
+  } })",
+     "rng:clause", false},
+};
+
+class Privatisation : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Privatisation, CopiesAndPlan) {
+  const Case& c = GetParam();
+  const FileResult r =
+      rotor::frontend::process_source(std::string(kPrelude) + c.source, "t.cpp", options());
+  ASSERT_TRUE(r.ok) << c.name;
+  ASSERT_EQ(r.loops.size(), 1u) << c.name;
+  std::string privates;
+  for (const auto& v : r.loops[0].model.privates) {
+    privates += (privates.empty() ? "" : ",") + v.name + (v.from_clause ? ":clause" : ":scratch");
+  }
+  EXPECT_EQ(privates, c.privates) << c.name;
+  const auto& plan = r.loops[0].plan;
+  if (c.parallel) {
+    EXPECT_NE(plan.kind, PlanKind::serial) << c.name << ": " << plan.reason;
+  } else {
+    EXPECT_EQ(plan.kind, PlanKind::serial) << c.name << " got a parallel plan";
+  }
+  const bool clause = privates.find(":clause") != std::string::npos;
+  EXPECT_EQ(r.loops[0].model.serial_equivalent(), !clause) << c.name;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return info.param.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, Privatisation, ::testing::ValuesIn(kCases), case_name);
+
+TEST(PrivateClause, UnknownNameIsAnError) {
+  const FileResult r = rotor::frontend::process_source(std::string(kPrelude) + R"(
+void f(Data& d, Mat& W) {
+#pragma rotor parallel_for private(nothing_here)
+  for (const Rating& r : d) { W(r.user, 0) += 1; } })",
+                                                       "t.cpp", options());
+  EXPECT_FALSE(r.ok);
+  bool named = false;
+  for (const auto& diag : r.diagnostics) {
+    named = named || diag.message.find("private(nothing_here)") != std::string::npos;
+  }
+  EXPECT_TRUE(named);
+}
+
+} // namespace
