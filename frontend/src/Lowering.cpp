@@ -96,42 +96,10 @@ Target LoopLowering::target_of(const Expr* e, Frame& f) {
     return target_of(cast->getSubExpr(), f);
   }
   if (isa<CXXThisExpr>(e)) {
-    if (f.this_object != nullptr && f.caller != nullptr) {
-      return target_of(f.this_object, *f.caller);
-    }
-    if (&f == body_frame_ && enclosing_method_ != nullptr) {
-      Target t; // the object the loop's member function runs on: outside the loop
-      t.kind = Target::outer_k;
-      t.name = "this";
-      return t;
-    }
-    return {};
+    return target_of_this(f);
   }
   if (const auto* me = dyn_cast<MemberExpr>(e)) {
-    // A member of something outside is outside; a member of the record is the record.
-    Target base = target_of(me->getBase(), f);
-    if (base.kind == Target::outer_k || base.kind == Target::record_k ||
-        base.kind == Target::local_k) {
-      if (const auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
-          fd != nullptr && is_dist_array(fd->getType()) && base.kind == Target::outer_k) {
-        Target t;
-        t.kind = Target::array_k;
-        t.array = isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts()) ? fd->getNameAsString()
-                                                                         : text_of(me);
-        t.decl = fd;
-        t.rank = dist_array_rank(fd->getType());
-        t.element = dist_array_element(fd->getType());
-        return t;
-      }
-      if (const auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
-          fd != nullptr && base.kind == Target::outer_k) {
-        if (Target t = row_vector_member(me, fd, f); t.kind == Target::array_k) {
-          return t;
-        }
-      }
-      return base;
-    }
-    return {};
+    return target_of_member(me, f);
   }
   const auto* dre = dyn_cast<DeclRefExpr>(e);
   if (dre == nullptr) {
@@ -153,11 +121,57 @@ Target LoopLowering::target_of(const Expr* e, Frame& f) {
     return t;
   }
   const auto* vd = dyn_cast<VarDecl>(d);
-  if (vd == nullptr) {
+  return vd == nullptr ? Target{} : target_of_variable(vd, dre, f);
+}
+
+/// `this`: the caller's object in a member function called from the loop, or the object the
+/// loop's own member function runs on (outside the loop).
+Target LoopLowering::target_of_this(Frame& f) {
+  if (f.this_object != nullptr && f.caller != nullptr) {
+    return target_of(f.this_object, *f.caller);
+  }
+  if (&f == body_frame_ && enclosing_method_ != nullptr) {
+    Target t;
+    t.kind = Target::outer_k;
+    t.name = "this";
+    return t;
+  }
+  return {};
+}
+
+/// A member of something outside is outside (a DistArray or plain-container member of the loop's
+/// object is that array); a member of the record is the record.
+Target LoopLowering::target_of_member(const MemberExpr* me, Frame& f) {
+  Target base = target_of(me->getBase(), f);
+  if (base.kind != Target::outer_k && base.kind != Target::record_k &&
+      base.kind != Target::local_k) {
     return {};
   }
+  const auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
+  if (fd == nullptr || base.kind != Target::outer_k) {
+    return base;
+  }
+  if (is_dist_array(fd->getType())) {
+    Target t;
+    t.kind = Target::array_k;
+    t.array = isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts()) ? fd->getNameAsString()
+                                                                     : text_of(me);
+    t.decl = fd;
+    t.rank = dist_array_rank(fd->getType());
+    t.element = dist_array_element(fd->getType());
+    return t;
+  }
+  if (Target t = row_vector_member(me, fd, f); t.kind == Target::array_k) {
+    return t;
+  }
+  return base;
+}
+
+/// A variable: local to the loop (or a per-worker copy), or outside (a DistArray or plain
+/// container outside is that array).
+Target LoopLowering::target_of_variable(const VarDecl* vd, const DeclRefExpr* dre, Frame& f) {
   Target t;
-  t.decl = d;
+  t.decl = vd;
   const bool local = is_private_here(vd, dre->getLocation()) ||
                      (!vd->isStaticLocal() && (inside_loop(vd->getLocation()) ||
                                                (f.fn != nullptr && vd->isLocalVarDeclOrParm() &&

@@ -205,6 +205,9 @@ private:
   UseInfo classify_return(const Stmt* ret, Frame& f) const;
 
   Target target_of(const Expr* e, Frame& f);
+  Target target_of_this(Frame& f);
+  Target target_of_member(const MemberExpr* me, Frame& f);
+  Target target_of_variable(const VarDecl* vd, const DeclRefExpr* dre, Frame& f);
   Sym eval(const Expr* e, Frame& f);
   Sym eval_variable(const DeclRefExpr* dre, Frame& f);
   Sym eval_member(const MemberExpr* me, Frame& f);
