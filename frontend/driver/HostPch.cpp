@@ -184,6 +184,10 @@ bool build_pch(const std::string& dir, const std::string& cxx,
     }
     return false;
   }
+  if (inputs_unchanged(dir + "/inputs")) { // another rotor-cc made it meanwhile: keep that one
+    fs::remove_all(tmp, ec);
+    return true;
+  }
   const fs::path old = dir + ".old." + std::to_string(getpid());
   fs::rename(dir, old, ec); // a stale one, if any
   fs::rename(tmp, dir, ec);
