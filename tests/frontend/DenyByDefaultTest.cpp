@@ -310,7 +310,7 @@ void f(Data& d, Mat& A) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { Made m(r.item); A(r.user, 0) += m.v; }
 })",
-     "'g_made' is declared outside"},
+     "'g_made' is changed"},
     {"destructor_writes_global", R"(
 inline int g_gone = 0;
 struct Gone { int v = 1; ~Gone() { g_gone += v; } };

@@ -283,7 +283,7 @@ void f(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 1>& A) {
 TEST(Lowering, RowVectorIsARowArray) {
   FileResult r = lower(R"(
 #include <vector>
-void f(rotor::Dataset<Rating>& ratings, std::vector<float>& W, const std::vector<float>& X,
+void f(rotor::Dataset<Rating>& ratings, std::vector<float>& W, const std::vector<double>& X,
        int k) {
 #pragma rotor parallel_for
   for (const Rating& r : ratings) {
