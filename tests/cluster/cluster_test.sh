@@ -105,7 +105,10 @@ case_equiv() {
       fail "W, H differ from the serial replay of the recorded order"
     echo "ok: W, H bitwise equal to the serial build replaying the recorded order"
     ;;
-  lda) # the e2e case on the KOS corpus: every iteration's log-likelihood within 1%
+  lda) # the e2e case on the KOS corpus: every iteration's log-likelihood no more than 1% worse
+    # than the serial run's (as in e2e) and no more than 3% better: a parallel run is a serial run
+    # in another order (a fresh seeded order per iteration, --rotor-order-seed), and an order
+    # other than the file's often mixes faster in the first iterations
     : "${SHARED_DATA:?}"
     args=(--data "$SHARED_DATA/lda/uci-kos/docword.kos.txt" --topics 20 --iterations 3)
     run_job "$ranks" "$d/rotor.log" "$EXAMPLES/lda" --rotor-threads=1 "${args[@]}"
@@ -114,12 +117,13 @@ case_equiv() {
     mapfile -t a < <(grep '^iteration=' "$d/rotor.log")
     mapfile -t b < <(grep '^iteration=' "$d/serial.log")
     [[ ${#a[@]} -eq ${#b[@]} && ${#a[@]} -gt 0 ]] || fail "iteration lines: ${#a[@]} vs ${#b[@]}"
-    local i ll tol
+    local i ll got
     for i in "${!a[@]}"; do
       ll=$(value log_likelihood "${b[$i]}")
-      tol=$(awk -v b="$ll" 'BEGIN { print (b < 0 ? -b : b) * 0.01 }')
-      within "$(value log_likelihood "${a[$i]}")" "$ll" "$tol" \
-        "log-likelihood, iteration $((i + 1)) (1%, as in e2e)"
+      got=$(value log_likelihood "${a[$i]}")
+      awk -v g="$got" -v r="$ll" 'BEGIN { d = (g - r) / (r < 0 ? -r : r); exit !(d >= -0.01 && d <= 0.03) }' ||
+        fail "log-likelihood, iteration $((i + 1)): $got vs serial $ll (more than 1% worse or 3% better)"
+      echo "ok: log-likelihood, iteration $((i + 1)): $got vs serial $ll (at most 1% worse, 3% better)"
     done
     ;;
   logreg)
