@@ -1,7 +1,7 @@
 // HDF5 output and input of DistArrays (serial HDF5; rank 0 does the file work).
-#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/DistArray.h"
 #include "rotor/distarray/InputError.h"
+#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/detail/Hdf5MemoryType.h"
 
 #include <hdf5.h>

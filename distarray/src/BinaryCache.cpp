@@ -1,7 +1,7 @@
 // save_binary / load_binary: a header and the raw records, for fast reloading.
 #include "TextShard.h"
-#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/Loaders.h"
+#include "rotor/distarray/detail/Collective.h"
 
 #include <cerrno>
 #include <cstring>

@@ -1,6 +1,6 @@
 // Non-template parts of Dataset's whole-dataset operations.
-#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/Dataset.h"
+#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/detail/CounterRng.h"
 
 #include <cstring>

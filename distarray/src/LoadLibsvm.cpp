@@ -2,8 +2,8 @@
 #include "FieldStore.h"
 #include "MappedFile.h"
 #include "TextShard.h"
-#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/Loaders.h"
+#include "rotor/distarray/detail/Collective.h"
 
 #include <algorithm>
 #include <optional>

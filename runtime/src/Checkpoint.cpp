@@ -2,8 +2,8 @@
 #include "LoopWhere.h"
 #include "rotor/distarray/detail/Hdf5MemoryType.h"
 
-#include "SessionState.h"
 #include "CheckpointHooks.h"
+#include "SessionState.h"
 
 #include <hdf5.h>
 

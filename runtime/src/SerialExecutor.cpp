@@ -3,8 +3,8 @@
 
 #include "Executor.h"
 #include "Observability.h"
-#include "Replication.h"
 #include "OrderLog.h"
+#include "Replication.h"
 
 namespace rotor::detail {
 namespace {

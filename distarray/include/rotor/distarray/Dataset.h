@@ -33,8 +33,8 @@
 /// which survives shuffles, sorts and moves between ranks. Ids are stored only when the session
 /// records or replays the order of iterations (`--rotor-record-order`, `--rotor-replay-order`).
 
-#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/MemoryLimit.h"
+#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/detail/CounterRng.h"
 #include "rotor/distarray/detail/RecordFields.h"
 #include "rotor/distarray/detail/RuntimeCache.h"

@@ -15,8 +15,8 @@
 ///   // this rank's records of block k: ratings[b.order[i]] for i in [b.offsets[k], b.offsets[k+1])
 /// \endcode
 
-#include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/Dataset.h"
+#include "rotor/distarray/detail/Collective.h"
 
 #include <cstdint>
 #include <stdexcept>
