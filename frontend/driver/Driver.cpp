@@ -4,6 +4,7 @@
 #include "HostPch.h"
 #include "IsaVariants.h"
 #include "Process.h"
+#include "SourceFiles.h"
 #include "rotor/frontend/Explain.h"
 #include "rotor/frontend/Frontend.h"
 
@@ -30,20 +31,6 @@ struct Command {
   bool links = true;                   ///< no -c / -S / -E
   std::string output;                  ///< -o
 };
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-bool is_source(const std::string& a) {
-  for (const char* ext : {".cpp", ".cc", ".cxx", ".c++", ".C", ".cp"}) {
-    if (ends_with(a, ext)) {
-      return true;
-    }
-  }
-  return false;
-}
 
 bool takes_value(const std::string& a) {
   for (const char* o : {"-o",
@@ -82,7 +69,7 @@ bool is_executable(const std::string& path) {
 
 /// CMake's compiler-launcher form: the first argument is the compiler itself.
 bool looks_like_compiler(const std::string& a) {
-  if (a.empty() || a[0] == '-' || is_source(a)) {
+  if (a.empty() || a[0] == '-' || is_cpp_source(a)) {
     return false;
   }
   const std::string base =
@@ -160,7 +147,7 @@ int parse_command(const std::vector<std::string>& in, Command& cmd) {
         if (a == "-o") {
           cmd.output = in[i];
         }
-      } else if (!a.empty() && a[0] != '-' && is_source(a)) {
+      } else if (!a.empty() && a[0] != '-' && is_cpp_source(a)) {
         cmd.sources.push_back(cmd.args.size() - 1);
       }
     }

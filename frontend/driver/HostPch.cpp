@@ -1,6 +1,7 @@
 #include "HostPch.h"
 
 #include "Process.h"
+#include "SourceFiles.h"
 
 #include <algorithm>
 #include <climits>
@@ -19,16 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::size_t k_keep = 12; ///< PCHs kept in the cache (~100 MB each), the newest
-
-bool is_cpp_source(const std::string& a) {
-  for (const char* ext : {".cpp", ".cc", ".cxx", ".c++", ".C", ".cp"}) {
-    const std::string e(ext);
-    if (a.size() > e.size() && a.compare(a.size() - e.size(), e.size(), e) == 0) {
-      return true;
-    }
-  }
-  return false;
-}
 
 /// `cmd` as found on PATH (or as given when it names a path), resolved through links.
 std::string resolve_program(const std::string& cmd) {
