@@ -3,6 +3,7 @@
 #include "BufferedFlush.h"
 #include "CheckpointSettings.h"
 #include "Failure.h"
+#include "FileWritesOnce.h"
 #include "Observability.h"
 #include "OrderRecorder.h"
 #include "PeerWatch.h"
@@ -316,6 +317,7 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
     if (!std::freopen("/dev/null", "w", stdout)) {
       std::fprintf(stderr, "[rank %d] rotor: cannot discard stdout\n", state_->comm->rank());
     }
+    detail::shadow_file_writes(true); // the program's files are written by rank 0 once
   }
   detail::start_order_recording(state_->settings.record_order);
   detail::start_order_replay(state_->settings.replay_order);

@@ -2,8 +2,9 @@
 # serially and with rotor-cc, and requires:
 #   threads: --rotor-threads=2 uses 2 workers (the --rotor-verbose line) and prints the serial output;
 #   np 2:    each line printed once, the model (DistArray::save_hdf5) and the program's own
-#            rank-0 log written once, with the serial build's content;
-#   np 2 --rotor-all-output: every rank's lines;
+#            files (ofstream, fopen; every rank's serial code appends) written once, with the
+#            serial build's content;
+#   np 2 --rotor-all-output: every rank's lines and every rank's appends;
 #   lazy:    a main without a pragma: the first loop starts the runtime from ROTOR_* variables.
 # cmake -DSERIAL=... -DROTOR=... -DLAZY_SERIAL=... -DLAZY=... -DWORK=dir -DLAUNCHER="mpirun ..."
 #       -DH5DIFF=h5diff -P NoSessionRun.cmake
@@ -48,7 +49,10 @@ run_ok(out err ${launcher} -np 2 ${ROTOR} --rotor-threads=1 --rotor-verbose --ou
 expect_equal("np 2: stdout" "${serial}" "${out}")
 expect_match("np 2: verbose line" "2 ranks x 1 threads" "${err}")
 file(READ ${WORK}/np2/no_session_log.txt np2_log)
-expect_equal("np 2: the rank-0 log (appended to by each writer)" "${serial_log}" "${np2_log}")
+expect_equal("np 2: the ofstream log (appended to by each writer)" "${serial_log}" "${np2_log}")
+file(READ ${WORK}/serial/no_session_stdio.txt serial_stdio)
+file(READ ${WORK}/np2/no_session_stdio.txt np2_stdio)
+expect_equal("np 2: the fopen log (appended to by each writer)" "${serial_stdio}" "${np2_stdio}")
 if(H5DIFF)
   run_ok(o e ${H5DIFF} ${WORK}/serial/no_session_model.h5 ${WORK}/np2/no_session_model.h5)
 endif()
@@ -58,6 +62,9 @@ run_ok(out err ${launcher} -np 2 ${ROTOR} --rotor-threads=1 --rotor-all-output -
 string(REGEX MATCHALL "check=[-0-9]+" checks "${out}")
 list(LENGTH checks n)
 expect_equal("np 2 --rotor-all-output: closing lines" "2" "${n}")
+file(STRINGS ${WORK}/all/no_session_log.txt all_log)
+list(LENGTH all_log n)
+expect_equal("np 2 --rotor-all-output: lines each rank appended to the ofstream log" "2" "${n}")
 
 # The first loop starts the runtime (settings from the environment), also at np 2.
 run_ok(lazy_serial e ${LAZY_SERIAL})

@@ -2,7 +2,8 @@
 // rotor-cc, main starts with a MainSession (the --rotor-* flags leave argv before the loop below
 // reads it; the runtime ends when main returns); built serially it is the reference.
 // NoSessionRun.cmake runs it with threads, at np 2 (each line printed once, each file written
-// once) and with --rotor-all-output.
+// once, also the program's own files, written by every rank's serial code) and with
+// --rotor-all-output.
 #include <rotor/rotor.h>
 
 #include <cstdint>
@@ -59,12 +60,15 @@ int main(int argc, char** argv) {
     check = check * 31 + static_cast<std::uint64_t>(I[i]);
   }
   std::printf("check=%llu\n", static_cast<unsigned long long>(check));
-  // Files written by serial code after the loops: Rotor's own writer writes on rank 0 only; the
-  // program's own file is written from rank 0 (appending, so a second writer would show).
+  // Files written by serial code after the loops, on every rank, appending (so a second writer
+  // would show): Rotor's own writer writes on rank 0 only; the program's own, through a C++ stream
+  // and C stdio, reach the file from rank 0 only (runtime/src/FileWritesOnce.cpp).
   U.save_hdf5(out_dir + "/no_session_model.h5", "U");
-  if (rotor::is_root()) {
-    std::ofstream log(out_dir + "/no_session_log.txt", std::ios::app);
-    log << "check=" << check << "\n";
+  std::ofstream log(out_dir + "/no_session_log.txt", std::ios::app);
+  log << "check=" << check << "\n";
+  if (std::FILE* f = std::fopen((out_dir + "/no_session_stdio.txt").c_str(), "a")) {
+    std::fprintf(f, "check=%llu\n", static_cast<unsigned long long>(check));
+    std::fclose(f);
   }
   return 0;
 }

@@ -28,7 +28,7 @@
 ///   --rotor-trace=FILE         Chrome/Perfetto trace of every worker (written at the end)
 ///   --rotor-label=NAME         the run's name in the metrics file (default npRxT)
 ///   --rotor-quiet              no progress bar (drawn on a terminal), notes or verbose lines
-///   --rotor-all-output         keep every rank's stdout (default: only rank 0's)
+///   --rotor-all-output         keep every rank's stdout and files (default: rank 0's)
 /// An unknown `--rotor-` flag or a bad value throws rotor::SettingsError naming it.
 ///
 /// Non-root ranks' stdout is discarded so a serial program prints once (unless
@@ -68,7 +68,7 @@ struct SessionSettings {
   std::string trace;          ///< --rotor-trace=FILE: Chrome trace-event JSON of every worker
   std::string label;          ///< --rotor-label=NAME: the run's name in the metrics file
   bool quiet = false;         ///< --rotor-quiet: no progress bar, notes or verbose lines
-  bool all_output = false;    ///< --rotor-all-output: keep non-root ranks' stdout
+  bool all_output = false;    ///< --rotor-all-output: keep non-root ranks' stdout, file writes
 };
 
 class Session {
