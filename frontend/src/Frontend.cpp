@@ -6,6 +6,7 @@
 #include "Lowering.h"
 #include "MainSession.h"
 #include "PragmaHandler.h"
+#include "TemplateLoops.h"
 #include "ThrowAnalysis.h"
 #include "UserHeaders.h"
 
@@ -22,6 +23,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace rotor::frontend {
@@ -126,34 +128,105 @@ private:
     }
     if (loop->getRangeInit()->isTypeDependent() ||
         loop->getLoopVariable()->getType()->isDependentType()) {
-      error(sm, p.hash, "'#pragma rotor parallel_for' loops inside templates are not supported");
+      error(sm, p.hash,
+            "'#pragma rotor parallel_for' loop over a range whose type depends on a template "
+            "parameter: Rotor analyses loops in templates per instantiation, but only where the "
+            "range and the loop variable have one type in every instantiation");
       return nullptr;
     }
     return loop;
   }
 
-  /// Lowers, plans and (unless explaining) rewrites one annotated loop.
+  /// Lowers, plans and (unless explaining) rewrites one annotated loop; a loop in a template is
+  /// analysed in the instantiations this file makes.
   void handle_loop(ASTContext& ctx, const RotorPragma& p, CXXForRangeStmt& loop, Rewriter& rw) {
-    LoweredLoop lowered = lower_loop(ctx, loop, p, name_, result_.diagnostics);
-    lowered.may_throw = may_throw(loop.getBody());
-    block_compiler_conditional(ctx.getSourceManager(), loop, lowered);
-    if (lowered.failed) {
+    if (in_template_pattern(loop)) {
+      handle_template_loop(ctx, p, loop, rw);
+      return;
+    }
+    Analysed a = analyse(ctx, p, loop, result_.diagnostics);
+    if (a.lowered.failed) {
       result_.ok = false;
       return;
     }
-    LoopResult lr;
-    lr.model = lowered.model;
-    lr.plan = analysis::plan_loop(lowered.model);
-    lr.gpu = lowered.gpu;
-    lr.may_throw = lowered.may_throw;
-    if (lr.plan.kind == analysis::PlanKind::serial) {
-      warn_serial(ctx.getSourceManager(), loop, lr.plan);
+    finish_loop(ctx, p, loop, a, rw);
+  }
+
+  struct Analysed {
+    LoweredLoop lowered;
+    LoopResult result;
+  };
+
+  Analysed analyse(ASTContext& ctx, const RotorPragma& p, const CXXForRangeStmt& loop,
+                   std::vector<Diagnostic>& diags) {
+    Analysed a;
+    a.lowered = lower_loop(ctx, loop, p, name_, diags);
+    a.lowered.may_throw = may_throw(loop.getBody());
+    block_compiler_conditional(ctx.getSourceManager(), loop, a.lowered);
+    a.result.model = a.lowered.model;
+    a.result.plan = analysis::plan_loop(a.lowered.model);
+    a.result.gpu = a.lowered.gpu;
+    a.result.may_throw = a.lowered.may_throw;
+    return a;
+  }
+
+  /// The remark for a serial plan, the rewrite, the result.
+  void finish_loop(ASTContext& ctx, const RotorPragma& p, const CXXForRangeStmt& loop, Analysed& a,
+                   Rewriter& rw) {
+    if (a.result.plan.kind == analysis::PlanKind::serial) {
+      warn_serial(ctx.getSourceManager(), loop, a.result.plan);
     }
     if (options_.rewrite) {
-      rewrite_loop(rw, loop, p, lowered, lr.plan, name_);
+      rewrite_loop(rw, loop, p, a.lowered, a.result.plan, name_);
       result_.changed = true;
     }
-    result_.loops.push_back(std::move(lr));
+    result_.loops.push_back(std::move(a.result));
+  }
+
+  /// Each instantiation of a loop in a template is analysed; the pattern is rewritten once when
+  /// all of them get the same run_loop call, and is an error otherwise. A template this file
+  /// never instantiates compiles to nothing here: its loop is left as written.
+  void handle_template_loop(ASTContext& ctx, const RotorPragma& p, const CXXForRangeStmt& pattern,
+                            Rewriter& rw) {
+    if (!instances_) {
+      instances_ = instantiated_loops(ctx);
+    }
+    const auto found = instances_->find(pattern.getForLoc().getRawEncoding());
+    if (found == instances_->end()) {
+      return;
+    }
+    std::vector<Diagnostic> first_diags;
+    Analysed first = analyse(ctx, p, *found->second.front(), first_diags);
+    const std::string first_text = rewritten_text(ctx, p, *found->second.front(), first);
+    result_.diagnostics.insert(result_.diagnostics.end(), first_diags.begin(), first_diags.end());
+    if (first.lowered.failed) {
+      result_.ok = false;
+      return;
+    }
+    for (std::size_t i = 1; i < found->second.size(); ++i) {
+      std::vector<Diagnostic> diags;
+      Analysed other = analyse(ctx, p, *found->second[i], diags);
+      if (other.lowered.failed || rewritten_text(ctx, p, *found->second[i], other) != first_text) {
+        error(ctx.getSourceManager(), p.hash,
+              "'#pragma rotor parallel_for' loop in a template: its instantiations " +
+                  instantiation_name(*found->second.front()) + " (plan " +
+                  analysis::to_string(first.result.plan.kind) + ") and " +
+                  instantiation_name(*found->second[i]) + " (plan " +
+                  analysis::to_string(other.result.plan.kind) +
+                  ") need different code, and rotor-cc rewrites the template once");
+        return;
+      }
+    }
+    finish_loop(ctx, p, *found->second.front(), first, rw);
+  }
+
+  /// The main file as rewriting this one loop alone would leave it.
+  std::string rewritten_text(ASTContext& ctx, const RotorPragma& p, const CXXForRangeStmt& loop,
+                             const Analysed& a) {
+    Rewriter scratch(ctx.getSourceManager(), ctx.getLangOpts());
+    rewrite_loop(scratch, loop, p, a.lowered, a.result.plan, name_);
+    const RewriteBuffer* buf = scratch.getRewriteBufferFor(ctx.getSourceManager().getMainFileID());
+    return buf == nullptr ? std::string() : std::string(buf->begin(), buf->end());
   }
 
   /// Code under a condition on the compiler in the body or its helpers blocks the loop
@@ -255,6 +328,7 @@ private:
   const std::vector<CompilerConditional>& conditionals_;
   bool collected_ = false;
   std::map<unsigned, CXXForRangeStmt*> range_fors_;
+  std::optional<std::map<unsigned, std::vector<CXXForRangeStmt*>>> instances_;
 };
 
 /// Collects Clang's error messages instead of printing them (the parse with a PCH: on any error

@@ -498,4 +498,87 @@ TEST(Lowering, Diagnostics) {
   EXPECT_TRUE(syntax.loops.empty());
 }
 
+// Loops in templates: analysed per instantiation, rewritten once (frontend/src/TemplateLoops.h).
+TEST(Lowering, TemplateLoopAnalysedPerInstantiation) {
+  FileResult r = lower(R"(
+template <class T>
+void step(rotor::Dataset<Rating>& ratings, rotor::DistArray<T, 2>& W, T lr) {
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) {
+    auto w = W.row(r.user);
+    w(0) += lr * r.value;
+  }
+}
+void use(rotor::Dataset<Rating>& d, rotor::DistArray<float, 2>& A,
+         rotor::DistArray<double, 2>& B) {
+  step(d, A, 0.1f);
+  step(d, B, 0.1);
+}
+)");
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u); // one loop, one rewrite: both instantiations agree
+  EXPECT_EQ(r.loops[0].plan.kind, rotor::analysis::PlanKind::one_d);
+  ASSERT_EQ(r.loops[0].model.arrays.size(), 1u);
+  EXPECT_EQ(r.loops[0].model.arrays[0].name, "W");
+  const std::size_t call = r.rewritten.find("::rotor::codegen::run_loop(");
+  ASSERT_NE(call, std::string::npos);
+  EXPECT_EQ(r.rewritten.find("::rotor::codegen::run_loop(", call + 1), std::string::npos);
+}
+
+TEST(Lowering, TemplateLoopNeverInstantiatedIsLeftAsWritten) {
+  const char* code = R"(
+template <class T> void never(rotor::Dataset<Rating>& d, T* p) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    p[r.user] = 1;
+  }
+}
+)";
+  FileResult r = lower(code);
+  ASSERT_TRUE(r.ok);
+  EXPECT_TRUE(r.loops.empty());
+  EXPECT_EQ(r.rewritten.find("run_loop"), std::string::npos);
+}
+
+TEST(Lowering, TemplateInstantiationsNeedingDifferentCodeAreAnError) {
+  FileResult r = lower(R"(
+template <bool Shared> void count(rotor::Dataset<Rating>& d, rotor::DistArray<int, 1>& A) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    if constexpr (Shared) {
+      A[0] += 1;
+    } else {
+      A[r.user] += 1;
+    }
+  }
+}
+void use(rotor::Dataset<Rating>& d, rotor::DistArray<int, 1>& A) {
+  count<false>(d, A);
+  count<true>(d, A);
+}
+)");
+  EXPECT_FALSE(r.ok);
+  ASSERT_FALSE(r.diagnostics.empty());
+  const std::string& m = r.diagnostics.back().message;
+  EXPECT_NE(m.find("count<false>"), std::string::npos) << m;
+  EXPECT_NE(m.find("count<true>"), std::string::npos) << m;
+  EXPECT_NE(m.find("need different code"), std::string::npos) << m;
+}
+
+TEST(Lowering, TemplateLoopOverADependentRangeIsAnError) {
+  FileResult r = lower(R"(
+template <class Rec> void over(rotor::Dataset<Rec>& d, rotor::DistArray<float, 1>& A) {
+#pragma rotor parallel_for
+  for (const Rec& r : d) {
+    A[r.user] += r.value;
+  }
+}
+void use(rotor::Dataset<Rating>& d, rotor::DistArray<float, 1>& A) { over(d, A); }
+)");
+  EXPECT_FALSE(r.ok);
+  ASSERT_FALSE(r.diagnostics.empty());
+  EXPECT_NE(r.diagnostics[0].message.find("depends on a template parameter"), std::string::npos)
+      << r.diagnostics[0].message;
+}
+
 } // namespace

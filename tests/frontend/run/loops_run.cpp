@@ -16,6 +16,41 @@ static void add_weight(rotor::DistArray<std::int64_t, 1>& counts, int at, std::i
   counts[at] += w;
 }
 
+// Loops in templates are analysed per instantiation (frontend/src/TemplateLoops.h): a function
+// template used with two element types, and a member of a class template.
+template <class T>
+static void scale_rows(rotor::Dataset<Edge>& data, rotor::DistArray<T, 2>& M, T factor) {
+#pragma rotor parallel_for
+  for (const Edge& e : data) {
+    auto m = M.row(e.item);
+    m(0) += factor * e.weight;
+    m(1) += static_cast<T>(e.user);
+  }
+}
+
+template <class T> struct ItemCounts {
+  rotor::DistArray<T, 1> counts{{29}};
+  T add(rotor::Dataset<Edge>& data) {
+    T sum = 0;
+#pragma rotor parallel_for
+    for (const Edge& e : data) {
+      counts[e.item] += e.weight;
+      sum += e.weight;
+    }
+    return sum;
+  }
+};
+
+template <class T> static std::int64_t hash_rows(const rotor::DistArray<T, 2>& M) {
+  std::int64_t h = 0;
+  for (std::int64_t r = 0; r < M.extent(0); ++r) {
+    for (std::int64_t c = 0; c < M.extent(1); ++c) {
+      h = (h * 31 + static_cast<std::int64_t>(M(r, c))) % 1000000007;
+    }
+  }
+  return h;
+}
+
 int main(int argc, char** argv) {
   rotor::Session session(argc, argv);
   std::vector<Edge> edges;
@@ -67,6 +102,15 @@ int main(int argc, char** argv) {
     const std::int64_t left = j > 0 ? A(i, j - 1) : 1;
     A(i, j) = (3 * up + left + i * j) % 1000003;
   }
+
+  rotor::DistArray<std::int64_t, 2> M64({29, 2});
+  rotor::DistArray<std::int32_t, 2> M32({29, 2});
+  scale_rows(data, M64, std::int64_t{3});
+  scale_rows(data, M32, std::int32_t{2});
+  ItemCounts<std::int64_t> item_counts;
+  const std::int64_t counted = item_counts.add(data);
+  std::printf("templates: M64=%lld M32=%lld counted=%lld\n", static_cast<long long>(hash_rows(M64)),
+              static_cast<long long>(hash_rows(M32)), static_cast<long long>(counted));
 
   std::int64_t su = 0;
   std::int64_t si = 0;
