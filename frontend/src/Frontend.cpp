@@ -136,6 +136,7 @@ private:
   void handle_loop(ASTContext& ctx, const RotorPragma& p, CXXForRangeStmt& loop, Rewriter& rw) {
     LoweredLoop lowered = lower_loop(ctx, loop, p, name_, result_.diagnostics);
     lowered.may_throw = may_throw(loop.getBody());
+    lowered.gpu = lowered.gpu || options_.device_gpu;
     block_compiler_conditional(ctx.getSourceManager(), loop, lowered);
     if (lowered.failed) {
       result_.ok = false;
