@@ -57,6 +57,10 @@ std::vector<std::string> nvcc_command(const std::vector<std::string>& host_comma
     if (link_only(a) || a.empty() || a[0] != '-') {
       continue;
     }
+    if (starts_with(a, "-isystem") && a.size() > 8) {
+      out.insert(out.end(), {"-isystem", a.substr(8)}); // nvcc wants the directory apart
+      continue;
+    }
     bool separate = false;
     if (nvcc_flag(a, separate)) {
       has_std = has_std || starts_with(a, "-std=");

@@ -9,6 +9,7 @@
 #include "rotor/frontend/Explain.h"
 #include "rotor/frontend/Frontend.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>

@@ -18,6 +18,7 @@
 
 #include <cuda/std/tuple>
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include <memory>
 #include <stdexcept>
@@ -60,12 +61,23 @@ private:
   std::size_t n_;
 };
 
+/// Whether the machine has an NVIDIA driver (libcuda) at all: without one the CUDA runtime
+/// reports cudaErrorInsufficientDriver, which on a machine with a GPU means a driver too old.
+inline bool cuda_driver_present() {
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (driver != nullptr) {
+    dlclose(driver);
+  }
+  return driver != nullptr;
+}
+
 /// Empty when this process sees a CUDA device; else why not. Probed once.
 inline const std::string& cuda_unavailable() {
   static const std::string why = [] {
     int count = 0;
     const cudaError_t e = cudaGetDeviceCount(&count);
-    if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0)) {
+    if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0) ||
+        (e == cudaErrorInsufficientDriver && !cuda_driver_present())) {
       return std::string("no CUDA device");
     }
     if (e != cudaSuccess) {
@@ -142,7 +154,7 @@ private:
             static_cast<std::size_t>(std::get<I>(arrays).size()))...);
     (std::get<I>(copies)->upload(std::get<I>(arrays).data()), ...);
     using Refs = cuda::std::tuple<ArrayRef<typename Arrays::value_type, Arrays::rank>...>;
-    const Refs refs(ArrayRef<typename Arrays::value_type, Arrays::rank>(
+    const Refs refs = cuda::std::make_tuple(ArrayRef<typename Arrays::value_type, Arrays::rank>(
         std::get<I>(copies)->get(), std::get<I>(arrays).shape().data())...);
     std::tuple<std::unique_ptr<DeviceBuffer<std::remove_reference_t<Reductions>>>...> parts(
         std::make_unique<DeviceBuffer<std::remove_reference_t<Reductions>>>(count)...);
@@ -154,7 +166,8 @@ private:
       const std::int64_t n = wave_start[w + 1] - first;
       const auto blocks = static_cast<unsigned>((n + threads - 1) / threads);
       rotor_wave_kernel<Body, Record, Refs, Parts, Locals><<<blocks, threads>>>(
-          body_, records.get() + first, n, refs, Parts((std::get<J>(parts)->get() + first)...));
+          body_, records.get() + first, n, refs,
+          cuda::std::make_tuple((std::get<J>(parts)->get() + first)...));
       cuda_check(cudaGetLastError(), "wave kernel launch");
     }
     cuda_check(cudaDeviceSynchronize(), "wave kernel");
