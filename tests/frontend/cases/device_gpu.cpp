@@ -11,3 +11,16 @@ void on_gpu(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& W,
     h += lr * e * w;
   }
 }
+
+// A deduced loop variable and a reduction: the device body names the record type through
+// decltype of the range and the reduction's type through decltype of its name.
+double loss_on_gpu(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& W,
+                   rotor::DistArray<float, 2>& H) {
+  double loss = 0;
+#pragma rotor parallel_for device(gpu)
+  for (const auto& r : ratings) {
+    const float e = r.value - W.row(r.user).dot(H.row(r.item));
+    loss += e * e;
+  }
+  return loss;
+}
