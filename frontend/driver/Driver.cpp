@@ -399,9 +399,11 @@ int compile_device_sources(const Command& cmd, const DriverConfig& config, const
     return -1;
   }
   if (config.nvcc.empty()) {
-    std::cerr << "rotor-cc: error: " << cmd.args[analysed.device_sources.front()]
-              << " has device(gpu) loops, but this Rotor was built without nvcc (" << config.path
-              << " names no nvcc); build without --device=gpu to run them on the CPU\n";
+    if (!cmd.device_gpu) {
+      return -1; // device(gpu) pragmas without nvcc: the host compiler, loops on CPU workers
+    }
+    std::cerr << "rotor-cc: error: --device=gpu needs nvcc, but " << config.path
+              << " names none (configure Rotor with -DROTOR_CUDA=ON)\n";
     return 2;
   }
   std::vector<std::size_t> positions;
@@ -439,8 +441,9 @@ int compile_and_link(const Command& cmd, const DriverConfig& config, Analysed& a
       rc >= 0) {
     return rc;
   }
-  const bool device = !analysed.device_sources.empty() || cmd.device_gpu;
-  if (!cmd.links && analysed.device_sources.size() == cmd.sources.size() && !cmd.sources.empty()) {
+  const bool nvcc_used = !config.nvcc.empty() && !analysed.device_sources.empty();
+  const bool device = nvcc_used || cmd.device_gpu;
+  if (nvcc_used && !cmd.links && analysed.device_sources.size() == cmd.sources.size()) {
     return 0; // nvcc compiled every source: nothing left for the host compiler
   }
   if (cmd.links && device && !config.nvcc.empty()) {
@@ -448,8 +451,8 @@ int compile_and_link(const Command& cmd, const DriverConfig& config, Analysed& a
   }
   // Only a command that compiles sources gets per-level builds: objects alone would just be
   // linked three times as they are.
-  const bool variants = cmd.links && cmd.host.empty() && !cmd.sources.empty() &&
-                        analysed.device_sources.empty() && wants_isa_variants(cmd.args, config);
+  const bool variants = cmd.links && cmd.host.empty() && !cmd.sources.empty() && !nvcc_used &&
+                        wants_isa_variants(cmd.args, config);
   if (!cmd.links && analysed.includes_rotor) {
     const std::vector<std::string> pch =
         host_pch_args(pch_cache_dir(), compile, find_rotor_header(config.compile), cmd.verbose);
@@ -472,7 +475,7 @@ void remove_rewritten(const Command& cmd, const Analysed& analysed) {
       std::remove(path.c_str());
     }
   }
-  for (std::size_t index : analysed.device_sources) { // nvcc's objects (compile_device_sources)
+  for (std::size_t index : analysed.device_sources) { // nvcc's objects, where it ran
     std::remove((analysed.tmp + "/" + base_of(analysed.replaced[index]) + ".o").c_str());
   }
   rmdir(analysed.tmp.c_str());
