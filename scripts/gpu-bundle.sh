@@ -187,10 +187,12 @@ $(date -u +%Y-%m-%d) (CUDA $(/usr/local/cuda/bin/nvcc --version | grep -o 'relea
 
 Needs: Linux x86-64 with glibc providing ${glibc:-GLIBC_2.34} symbols and an NVIDIA driver for
 CUDA 13 (580 or newer). Nothing else: the CUDA runtime is linked statically and \`lib/\` holds the
-other shared libraries (libstdc++, libgcc_s). No compiler, MPI, TBB or HDF5.
+other shared libraries (libstdc++, libgcc_s, and for the sgd_mf builds MPI, TBB and HDF5). No
+compiler.
 
 \`\`\`sh
-./run.sh             # tests, sanitizers, bench: 480189 x 17770, 10M ratings, k = 32 and 128
+./run.sh             # tests, sanitizers, sgd_mf_gpu vs sgd_mf_serial, bench: 480189 x 17770,
+                     # 10M ratings, k = 32 and 128
 ./run.sh --ratings=100000000 --users=480189 --items=17770 --k=32,128 --epochs=8 --blocks=8
 \`\`\`
 
@@ -213,6 +215,8 @@ a replayed memory plan), prints \`no GPU: skipped (...)\` and exits 0 (1 if that
 |---|---|
 | \`bin/gpu_schedule_test\` | host wave schedule and block order tests (no GPU needed) |
 | \`bin/cuda_sgd_test\` | CUDA kernel tests (GoogleTest; skip without a device) |
+| \`bin/cuda_device_loop_test\` | device loops through the runtime: a __host__ __device__ body run by the GPU executor vs the serial run (without a GPU: the CPU fallback) |
+| \`bin/sgd_mf_gpu\`, \`bin/sgd_mf\`, \`bin/sgd_mf_serial\`, \`bin/rotor-gen\` | examples/sgd_mf built with \`rotor-cc --device=gpu\`, with rotor-cc for CPUs and serially, and the data generator: run.sh compares them |
 | \`bin/bench_cuda_sgd\` | SGD-MF bench; flags: --users= --items= --ratings= --k=N[,N] --epochs= --lr= --reg= --skew= --seed= --blocks= --target-rmse= --rotor-gpu-memory=BYTES --mode=all\\|hogwild\\|rotation\\|dataflow\\|blocked\\|streamed\\|waves\\|schedule --copy-mib= |
 | \`lib/\` | shared libraries beyond glibc |
 README
