@@ -69,8 +69,8 @@ export LD_LIBRARY_PATH
 log="$here/logs"
 mkdir -p "$log" 2>/dev/null || log=$(mktemp -d)
 # sgd_mf_gpu (examples/sgd_mf built with rotor-cc --device=gpu) against the CPU builds of the same
-# source on the same generated data; the RMSEs of every epoch must agree to the 4 printed
-# decimals. Without a GPU its loops run on the CPU (each must say so once) in sgd_mf's order; not
+# source on the same generated data; the RMSEs of every epoch must agree within one unit of the
+# 4th printed decimal. Without a GPU its loops run on the CPU (each must say so once) in sgd_mf's order; not
 # bitwise: under nvcc Eigen does not vectorize host code (EIGEN_GPUCC), so the dot sums in
 # another order than sgd_mf's. With one they run on the GPU in conflict-free waves, an order
 # equivalent to the file's, so the reference is the serial build. Prints one summary line;
@@ -97,11 +97,14 @@ sgd_mf_check() {
   if [ "$mode" = gpu ] && [ "$cpu_notes" -gt 0 ]; then
     echo "FAILED: $(grep 'runs on the CPU' "$log/sgd_mf_gpu.err" | head -1)"; return 1
   fi
-  if [ -z "$(rmses "$log/sgd_mf_gpu.txt")" ] ||
-      [ "$(rmses "$log/sgd_mf_gpu.txt")" != "$(rmses "$log/$ref.txt")" ]; then
+  # within one unit of the last printed decimal (the two sum the dot product in other orders)
+  if [ -z "$(rmses "$log/sgd_mf_gpu.txt")" ] || ! echo "$(rmses "$log/sgd_mf_gpu.txt")|$(rmses \
+      "$log/$ref.txt")" | awk -F'|' '{ n = split($1, a, " "); m = split($2, b, " ");
+        if (n != m) exit 1; for (i = 1; i <= n; i++) { sub(/_rmse=/, "", a[i]); sub(/_rmse=/, "", b[i]);
+        d = a[i] - b[i]; if (d < 0) d = -d; if (d > 0.000101) exit 1 } }'; then
     echo "FAILED: RMSEs $(rmses "$log/sgd_mf_gpu.txt")vs $ref $(rmses "$log/$ref.txt")"; return 1
   fi
-  echo "ok: RMSEs of every epoch equal $ref's ($cpu_notes loops on the CPU); $rates"
+  echo "ok: RMSEs of every epoch within 1e-4 of $ref's ($cpu_notes loops on the CPU); $rates"
 }
 limit() { if command -v timeout >/dev/null 2>&1; then timeout "$@"; else shift; "$@"; fi; }
 if ! device=$("$here/bin/bench_cuda_sgd" --probe 2>&1); then

@@ -228,13 +228,18 @@ std::string private_copies(const LoweredLoop& lowered, const std::string& separa
 
 /// Whether a device loop's body can be emitted as a `__host__ __device__` lambda (nvcc allows no
 /// generic parameters there, so each parameter is typed through codegen/DeviceLoop.h's aliases):
-/// a Dataset loop whose bound arrays are DistArrays named by plain identifiers, without
-/// `break`, private copies or container views. Other device loops keep the CPU body (they run
-/// on CPU workers, as docs/user/gpu.md says).
+/// a Dataset loop whose bound arrays are DistArrays named by plain identifiers and used only by
+/// subscripts, rows and shape queries (an ArrayRef stands in for them; an array passed to a
+/// helper or bound to a reference needs the DistArray: `used_whole`), without `break`, private
+/// copies or container views. Other device loops keep the CPU body (they run on CPU workers,
+/// as docs/user/gpu.md says).
 bool device_body_possible(const LoweredLoop& lowered, const analysis::Plan& plan) {
   if (!lowered.gpu || plan.kind == analysis::PlanKind::serial || lowered.index_rank > 0 ||
       !lowered.bindings.empty() || !lowered.breaks.empty() || !lowered.privates.empty() ||
       !lowered.row_vectors.empty()) {
+    return false;
+  }
+  if (!lowered.used_whole.empty()) {
     return false;
   }
   for (const auto& a : lowered.model.arrays) {

@@ -24,3 +24,15 @@ double loss_on_gpu(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& 
   }
   return loss;
 }
+
+// An array passed to a helper needs the DistArray itself: the device loop keeps the CPU body
+// (generic parameters, by-reference capture) and runs on CPU workers.
+void shrink(rotor::DistArray<float, 2>& A, std::int32_t row) {
+  A.row(row) *= 0.5f;
+}
+void helper_on_gpu(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& W) {
+#pragma rotor parallel_for device(gpu)
+  for (const Rating& r : ratings) {
+    shrink(W, r.user);
+  }
+}

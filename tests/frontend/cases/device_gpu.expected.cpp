@@ -50,3 +50,27 @@ double loss_on_gpu(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& 
 #line 25 "device_gpu.cpp"
   return loss;
 }
+
+// An array passed to a helper needs the DistArray itself: the device loop keeps the CPU body
+// (generic parameters, by-reference capture) and runs on CPU workers.
+void shrink(rotor::DistArray<float, 2>& A, std::int32_t row) {
+  A.row(row) *= 0.5f;
+}
+void helper_on_gpu(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& W) {
+/* #pragma rotor parallel_for device(gpu) */
+  ::rotor::codegen::run_loop(
+      ::rotor::codegen::LoopSpec{
+          "device_gpu.cpp", 35, ::rotor::codegen::Kind::one_d,
+          /*fields*/ {0}, /*matrix*/ {}, /*base*/ ::rotor::codegen::Kind::serial,
+          /*ordered*/ false, /*writes_records*/ false, ::rotor::codegen::Device::gpu,
+          /*arrays*/ {
+              {"W", ::rotor::codegen::Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}}},
+          /*reductions*/ {}, /*reason*/ "", /*may_throw*/ false},
+      ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
+      std::tie(W), std::tie(),
+      [&](const Rating& r, auto& W) {
+#line 36 "device_gpu.cpp"
+    shrink(W, r.user);
+  });
+#line 38 "device_gpu.cpp"
+}

@@ -20,6 +20,7 @@
 
 #include <Eigen/Core>
 
+#include <array>
 #include <cstdint>
 
 namespace rotor {
@@ -44,6 +45,13 @@ public:
   }
 
   ROTOR_HOST_DEVICE std::int64_t extent(int d) const { return shape_[d]; }
+  ROTOR_HOST_DEVICE std::array<std::int64_t, N> shape() const {
+    std::array<std::int64_t, N> s{};
+    for (int d = 0; d < N; ++d) {
+      s[d] = shape_[d];
+    }
+    return s;
+  }
   ROTOR_HOST_DEVICE std::int64_t size() const {
     std::int64_t n = 1;
     for (int d = 0; d < N; ++d) {
