@@ -32,7 +32,7 @@ bool nvcc_flag(const std::string& a, bool& separate) {
 } // namespace
 
 bool has_device_body(const std::string& rewritten) {
-  return rewritten.find("[=] ROTOR_DEVICE_LAMBDA (") != std::string::npos;
+  return rewritten.find("[ROTOR_DEVICE_CAPTURE] ROTOR_DEVICE_LAMBDA (") != std::string::npos;
 }
 
 std::vector<std::string> nvcc_command(const std::vector<std::string>& host_command,

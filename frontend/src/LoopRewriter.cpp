@@ -370,9 +370,10 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   for (const LoweredLoop::PrivateBinding& v : lowered.privates) {
     prologue += " auto& " + v.name + " = rotor_private_" + v.name + ".local();";
   }
-  // A device body captures by value: a GPU cannot reach the host stack (DeviceLoop.h).
-  head << indent << (device ? "    [=] ROTOR_DEVICE_LAMBDA (" : "    [&](") << join(params) << ")"
-       << (returns_bool ? " -> bool" : "") << " {" << prologue << tables;
+  // A device body captures by value under nvcc (a GPU cannot reach the host stack), by
+  // reference for any other compiler, as every other body (DeviceLoop.h).
+  head << indent << (device ? "    [ROTOR_DEVICE_CAPTURE] ROTOR_DEVICE_LAMBDA (" : "    [&](")
+       << join(params) << ")" << (returns_bool ? " -> bool" : "") << " {" << prologue << tables;
   for (const std::string& unused : lowered.unused_in_body) {
     head << " (void)" << unused << ";";
   }

@@ -14,7 +14,7 @@ void on_gpu(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& W,
           /*reductions*/ {}, /*reason*/ "", /*may_throw*/ false},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
       std::tie(W, H), std::tie(),
-      [=] ROTOR_DEVICE_LAMBDA (const Rating& r, ::rotor::codegen::DeviceArray<decltype(W)> W, ::rotor::codegen::DeviceArray<decltype(H)> H) {
+      [ROTOR_DEVICE_CAPTURE] ROTOR_DEVICE_LAMBDA (const Rating& r, ::rotor::codegen::DeviceArray<decltype(W)> W, ::rotor::codegen::DeviceArray<decltype(H)> H) {
 #line 7 "device_gpu.cpp"
     auto w = W.row(r.user);
     auto h = H.row(r.item);
@@ -42,7 +42,7 @@ double loss_on_gpu(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& 
           /*reductions*/ {"loss"}, /*reason*/ "", /*may_throw*/ false},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
       std::tie(W, H), std::tie(loss),
-      [=] ROTOR_DEVICE_LAMBDA (const ::rotor::codegen::DeviceRecord<decltype(ratings)>& r, ::rotor::codegen::DeviceArray<decltype(W)> W, ::rotor::codegen::DeviceArray<decltype(H)> H, ::rotor::codegen::DeviceReduction<decltype(loss)>& loss) {
+      [ROTOR_DEVICE_CAPTURE] ROTOR_DEVICE_LAMBDA (const ::rotor::codegen::DeviceRecord<decltype(ratings)>& r, ::rotor::codegen::DeviceArray<decltype(W)> W, ::rotor::codegen::DeviceArray<decltype(H)> H, ::rotor::codegen::DeviceReduction<decltype(loss)>& loss) {
 #line 22 "device_gpu.cpp"
     const float e = r.value - W.row(r.user).dot(H.row(r.item));
     loss += e * e;

@@ -6,15 +6,17 @@
 /// its parameter types through these aliases of the bound objects:
 ///
 /// \code
-///   [=] ROTOR_DEVICE_LAMBDA (const Rating& r,
+///   [ROTOR_DEVICE_CAPTURE] ROTOR_DEVICE_LAMBDA (const Rating& r,
 ///       ::rotor::codegen::DeviceArray<decltype(W)> W, ::rotor::codegen::DeviceArray<decltype(H)>
 ///       H,
 ///       ::rotor::codegen::DeviceReduction<decltype(loss)>& loss) { ... }
 /// \endcode
 ///
 /// On the CPU the runtime passes the DistArrays (converted to ArrayRef), on a GPU ArrayRefs to
-/// device memory (detail/CudaRunner.cuh). The capture is by value: a GPU cannot reach the host
-/// stack.
+/// device memory (detail/CudaRunner.cuh). Under nvcc the capture is by value (a GPU cannot reach
+/// the host stack) and the lambda `__host__ __device__`; for any other compiler the body is an
+/// ordinary by-reference lambda, as for CPU loops (ROTOR_DEVICE_CAPTURE, ROTOR_DEVICE_LAMBDA in
+/// rotor/distarray/HostDevice.h).
 
 #include "rotor/distarray/ArrayRef.h"
 #include "rotor/distarray/HostDevice.h"
