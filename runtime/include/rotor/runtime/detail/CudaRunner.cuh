@@ -114,8 +114,8 @@ __global__ void rotor_wave_kernel(Body body, Record* records, std::int64_t count
 template <class Record, class Body, class Loop> class CudaRunner;
 
 template <class Record, class Body, class... Arrays, class... Reductions, class Capable>
-class CudaRunner<Record, Body, BodyLoop<Body, std::tuple<Arrays&...>, std::tuple<Reductions&...>,
-                                        Capable>>
+class CudaRunner<Record, Body,
+                 BodyLoop<Body, std::tuple<Arrays&...>, std::tuple<Reductions&...>, Capable>>
     final : public DeviceRunner {
 public:
   CudaRunner(Dataset<Record>& d, Body& body, const LoopFrame& frame)
@@ -132,8 +132,8 @@ public:
 
   void run_waves(int slot, const std::int64_t* order, std::size_t count,
                  const std::int64_t* wave_start, int waves, bool writes_records) override {
-    run(slot, order, count, wave_start, waves, writes_records,
-        std::index_sequence_for<Arrays...>{}, std::index_sequence_for<Reductions...>{});
+    run(slot, order, count, wave_start, waves, writes_records, std::index_sequence_for<Arrays...>{},
+        std::index_sequence_for<Reductions...>{});
   }
 
 private:
@@ -165,9 +165,9 @@ private:
       const std::int64_t first = wave_start[w];
       const std::int64_t n = wave_start[w + 1] - first;
       const auto blocks = static_cast<unsigned>((n + threads - 1) / threads);
-      rotor_wave_kernel<Body, Record, Refs, Parts, Locals><<<blocks, threads>>>(
-          body_, records.get() + first, n, refs,
-          cuda::std::make_tuple((std::get<J>(parts)->get() + first)...));
+      rotor_wave_kernel<Body, Record, Refs, Parts, Locals>
+          <<<blocks, threads>>>(body_, records.get() + first, n, refs,
+                                cuda::std::make_tuple((std::get<J>(parts)->get() + first)...));
       cuda_check(cudaGetLastError(), "wave kernel launch");
     }
     cuda_check(cudaDeviceSynchronize(), "wave kernel");
@@ -202,19 +202,37 @@ private:
 /// sparse worker buffers, a body that returns nothing (no `break`).
 template <class Record, class Loop> struct DeviceCapable : std::false_type {};
 template <class Record, class Body, class... Arrays, class... Reductions, class Capable>
-struct DeviceCapable<Record, BodyLoop<Body, std::tuple<Arrays&...>, std::tuple<Reductions&...>,
-                                      Capable>> {
+struct DeviceCapable<Record,
+                     BodyLoop<Body, std::tuple<Arrays&...>, std::tuple<Reductions&...>, Capable>> {
   static constexpr bool value =
-      ((IsDistArray<Arrays>::value && !std::is_const_v<Arrays>) && ...) &&
+      ((IsDistArray<Arrays>::value && !std::is_const_v<Arrays>)&&...) &&
       (std::is_arithmetic_v<std::remove_reference_t<Reductions>> && ...) &&
       std::is_same_v<Capable, codegen::SparseCapable<>> &&
-      std::is_void_v<std::invoke_result_t<Body&, Record&,
-                                          ArrayRef<typename Arrays::value_type, Arrays::rank>...,
-                                          Reductions&...>>;
+      std::is_void_v<std::invoke_result_t<
+          Body&, Record&, ArrayRef<typename Arrays::value_type, Arrays::rank>..., Reductions&...>>;
 };
 
-/// The loop's DeviceRunner when its body can run on a GPU: an extended __host__ __device__
-/// lambda (rotor-cc's device loops), DistArray arrays and arithmetic reductions, no `break`.
+/// The DeviceRunner of a device loop whose body cannot run on a GPU: it only says why, so the
+/// loop runs on the CPU after one line naming the loop and the reason.
+class DeviceUnsupported final : public DeviceRunner {
+public:
+  explicit DeviceUnsupported(std::string why) : why_(std::move(why)) {}
+  std::string unavailable() override { return why_; }
+  std::size_t free_bytes() override { return 0; }
+  std::size_t record_bytes_needed(std::size_t) override { return 0; }
+  void run_waves(int, const std::int64_t*, std::size_t, const std::int64_t*, int, bool) override {
+    throw std::logic_error("rotor: internal: run_waves on a loop the GPU cannot run (" + why_ +
+                           ")");
+  }
+
+private:
+  std::string why_;
+};
+
+/// The loop's DeviceRunner: a CudaRunner when its body can run on a GPU (an extended
+/// __host__ __device__ lambda, as rotor-cc emits for device loops, with DistArray arrays,
+/// arithmetic reductions and no `break`), else one that says why not (used only when the loop
+/// is a device loop: LoopSpec::device).
 template <class Record, class Loop, class Body>
 std::unique_ptr<DeviceRunner> make_device_runner(Dataset<Record>& d, Body& body,
                                                  const LoopFrame& frame) {
@@ -222,11 +240,16 @@ std::unique_ptr<DeviceRunner> make_device_runner(Dataset<Record>& d, Body& body,
   if constexpr (__nv_is_extended_host_device_lambda_closure_type(Body)) {
     if constexpr (DeviceCapable<Record, Loop>::value) {
       return std::make_unique<CudaRunner<Record, Body, Loop>>(d, body, frame);
+    } else {
+      return std::make_unique<DeviceUnsupported>(
+          "its reductions or arrays cannot live on a GPU (rotor::Accumulator, const arrays)");
     }
   }
 #endif
   (void)d, (void)body, (void)frame;
-  return nullptr;
+  return std::make_unique<DeviceUnsupported>(
+      "its body was compiled for the CPU only (rotor-cc keeps the CPU body for break, "
+      "private(...), container views and arrays passed to helpers)");
 }
 
 } // namespace rotor::detail
