@@ -106,6 +106,7 @@ sgd_mf_check() {
   fi
   echo "ok: RMSEs of every epoch within 1e-4 of $ref's ($cpu_notes loops on the CPU); $rates"
 }
+# A hang must not eat a GPU machine's few minutes: every step has a time limit (exit 124).
 limit() { if command -v timeout >/dev/null 2>&1; then timeout "$@"; else shift; "$@"; fi; }
 if ! device=$("$here/bin/bench_cuda_sgd" --probe 2>&1); then
   if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then
@@ -132,7 +133,6 @@ if [ $# -eq 0 ]; then
 fi
 status=0
 rows=""
-# A hang must not eat a GPU machine's few minutes: every step has a time limit (exit 124).
 row() { rows="$rows$(printf '%-28s %-8s %s' "$1" "$2" "$3")
 "; }
 for t in gpu_schedule_test cuda_sgd_test cuda_device_loop_test; do
