@@ -29,13 +29,17 @@ auto device_mf_body(float lr, float reg) {
   };
 }
 
-/// A CellRunner whose DeviceRunner runs each wave on the host, last record first.
+/// A CellRunner whose DeviceRunner runs each wave on the host, last record first, and checks
+/// that no two records of a wave share a value of a conflict field (user: one_d and rotation;
+/// item: rotation).
 template <class Runner>
 class EmulatedGpu final : public detail::CellRunner, public detail::DeviceRunner {
 public:
   EmulatedGpu(Runner& inner, const detail::LoopFrame& frame, std::vector<Rating>& records,
-              std::string unavailable)
-      : inner_(inner), frame_(frame), records_(records), unavailable_(std::move(unavailable)) {}
+              std::string unavailable, codegen::Kind kind)
+      : inner_(inner), frame_(frame), records_(records), unavailable_(std::move(unavailable)),
+        users_conflict_(kind != codegen::Kind::independent),
+        items_conflict_(kind == codegen::Kind::rotation) {}
   bool run_records(int slot, std::size_t begin, std::size_t end) override {
     return inner_.run_records(slot, begin, end);
   }
@@ -62,7 +66,8 @@ public:
       std::vector<Rating> wave;
       for (std::int64_t p = wave_start[w + 1] - 1; p >= wave_start[w]; --p) {
         const Rating& r = records_[static_cast<std::size_t>(order[p])];
-        EXPECT_TRUE(users.insert(r.user).second && items.insert(r.item).second)
+        EXPECT_TRUE((users.insert(r.user).second || !users_conflict_) &&
+                    (items.insert(r.item).second || !items_conflict_))
             << "wave " << w << " has two records of user " << r.user << " or item " << r.item;
         EXPECT_FALSE(seen[static_cast<std::size_t>(order[p])]++);
         wave.push_back(r);
@@ -79,6 +84,8 @@ private:
   const detail::LoopFrame& frame_;
   std::vector<Rating>& records_;
   std::string unavailable_;
+  bool users_conflict_;
+  bool items_conflict_;
 };
 
 codegen::LoopSpec device_rotation_spec() {
@@ -95,7 +102,7 @@ codegen::LoopSpec device_rotation_spec() {
 template <class Body>
 int run_on_emulated_gpu(const codegen::LoopSpec& s, Dataset<Rating>& ratings,
                         DistArray<float, 2>& W, DistArray<float, 2>& H, double& loss, Body body,
-                        const std::string& unavailable) {
+                        const std::string& unavailable, bool count_waves = false) {
   using namespace detail;
   LoopFrame frame;
   add_array(frame, W);
@@ -107,9 +114,9 @@ int run_on_emulated_gpu(const codegen::LoopSpec& s, Dataset<Rating>& ratings,
   DatasetAccess<Rating, decltype(keys)> access(ratings, keys);
   DatasetRunner<Rating, Loop, Body> runner(ratings, body, frame);
   EmulatedGpu<DatasetRunner<Rating, Loop, Body>> gpu(
-      runner, frame, DatasetInternals::records(ratings), unavailable);
+      runner, frame, DatasetInternals::records(ratings), unavailable, s.kind);
   run_erased_loop(s, access, frame, gpu);
-  return gpu.launches;
+  return count_waves ? gpu.waves_seen : gpu.launches;
 }
 
 TEST(GpuExecutor, WavesOnTheDeviceEqualTheSerialRunInRecordOrderBitwise) {
@@ -137,6 +144,56 @@ TEST(GpuExecutor, WavesOnTheDeviceEqualTheSerialRunInRecordOrderBitwise) {
     EXPECT_NEAR(loss, loss0, 1e-9 * loss0); // the same terms, summed in the wave order
     EXPECT_GT(loss, 0);
   }
+}
+
+/// The waves the executor handed the device, for each plan kind: one_d keeps only the user's
+/// order (W by user, H read), independent runs every record in one wave.
+TEST(GpuExecutor, OneDWavesFollowThePartitionFieldAndIndependentIsOneWave) {
+  if (Session::instance().ranks() > 1) {
+    GTEST_SKIP() << "the GPU executor runs one rank";
+  }
+  const int users = 23, items = 19, k = 4;
+  std::vector<Rating> records = make_ratings(2000, users, items, 8);
+  Dataset<Rating> ratings(records);
+  DistArray<float, 2> W({users, k}), H({items, k});
+  W.fill_normal(0.f, 0.1f, 5);
+  H.fill_normal(0.f, 0.1f, 6);
+  DistArray<float, 2> W0 = W, H0 = H;
+  // one_d over user: W written by user, H only read (the item's records may share a wave)
+  const auto body = [](const Rating& r, codegen::DeviceArray<DistArray<float, 2>> W,
+                       codegen::DeviceArray<DistArray<float, 2>> H, double& loss) {
+    auto w = W.row(r.user);
+    const float e = r.value - w.dot(H.row(r.item));
+    w += 0.01f * e * H.row(r.item);
+    loss += e;
+  };
+  codegen::LoopSpec s = device_rotation_spec();
+  s.kind = Kind::one_d;
+  s.fields = {0};
+  s.arrays[1] = array("H", Role::replicated, -1, false, {{1, 0, 0}, {-1, 0, 0}});
+  double loss = 0, loss0 = 0;
+  std::int64_t hottest = 0;
+  {
+    std::vector<std::int64_t> per_user(users);
+    for (const Rating& r : records) {
+      hottest = std::max(hottest, ++per_user[static_cast<std::size_t>(r.user)]);
+    }
+  }
+  EXPECT_EQ(run_on_emulated_gpu(s, ratings, W, H, loss, body, "", true), hottest)
+      << "one_d: as many waves as the hottest user has records (items may repeat in a wave)";
+  for (const Rating& r : records) {
+    body(r, W0, H0, loss0);
+  }
+  EXPECT_TRUE(bitwise_equal(W, W0));
+  EXPECT_TRUE(bitwise_equal(H, H0));
+  s.kind = Kind::independent;
+  s.fields = {};
+  s.arrays[0] = array("W", Role::replicated, -1, false, {{0, 0, 0}, {-1, 0, 0}});
+  const auto reader = [](const Rating& r, codegen::DeviceArray<DistArray<float, 2>> W,
+                         codegen::DeviceArray<DistArray<float, 2>> H,
+                         double& sum) { sum += W(r.user, 0) * H(r.item, 0); };
+  double sum = 0;
+  EXPECT_EQ(run_on_emulated_gpu(s, ratings, W, H, sum, reader, "", true), 1);
 }
 
 TEST(GpuExecutor, WithoutADeviceTheLoopRunsOnTheCpuAfterOneLine) {
