@@ -15,7 +15,7 @@ endforeach()
 
 # Libraries a user program links, exported as rotor::<name>.
 set(rotor_exported "")
-foreach(lib rotor_hdf5 rotor_distarray rotor_runtime rotor_rotor)
+foreach(lib rotor_hdf5 rotor_distarray rotor_gpu_schedule rotor_runtime rotor_rotor)
   if(TARGET ${lib})
     string(REGEX REPLACE "^rotor_" "" export_name ${lib})
     set_target_properties(${lib} PROPERTIES EXPORT_NAME ${export_name})

@@ -117,6 +117,14 @@ function(rotor_cc_write_config mode output)
       string(APPEND text "isa_launcher $<TARGET_FILE:rotor-isa-launcher>\n")
     endif()
   endif()
+  # Device loops (docs/user/gpu.md): translation units with one go through nvcc, in the CUDA
+  # build only (-DROTOR_CUDA=ON); the default build compiles them with the host compiler.
+  if(ROTOR_GPU_KERNELS AND CMAKE_CUDA_COMPILER)
+    get_filename_component(cuda_bin ${CMAKE_CUDA_COMPILER} DIRECTORY)
+    string(APPEND text "nvcc ${CMAKE_CUDA_COMPILER}\ncuda_arch ${ROTOR_DEVICE_ARCH}\n"
+                       "cuda_link -L${cuda_bin}/../lib64\ncuda_link -lcudart_static\n"
+                       "cuda_link -ldl\ncuda_link -lrt\n")
+  endif()
   file(GENERATE OUTPUT ${output} CONTENT "${text}")
 endfunction()
 

@@ -1,5 +1,6 @@
 #include "Driver.h"
 
+#include "DeviceCompile.h"
 #include "DriverConfig.h"
 #include "HostPch.h"
 #include "IsaVariants.h"
@@ -8,6 +9,7 @@
 #include "rotor/frontend/Explain.h"
 #include "rotor/frontend/Frontend.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -24,6 +26,7 @@ struct Command {
   std::string explain_file; ///< --explain=html:FILE (empty: stdout)
   std::string emit_source;
   bool verbose = false;
+  bool device_gpu = false;             ///< --device=gpu: every annotated loop is a device loop
   std::string host;                    ///< launcher mode: the compiler CMake passed
   std::vector<std::string> args;       ///< everything for the host compiler
   std::vector<std::size_t> sources;    ///< indexes into args of C++ source files
@@ -87,7 +90,9 @@ void usage(std::ostream& os) {
         "  rotor-cc --explain=json prog.cpp     the same as JSON\n"
         "  rotor-cc --explain=html:r.html prog.cpp  the same as one HTML page (stdout without "
         ":FILE)\n"
-        "rotor options: --explain[=text|json|html|html:FILE] --emit-source=FILE -v --help\n"
+        "rotor options: --explain[=text|json|html|html:FILE] --emit-source=FILE --device=gpu|cpu "
+        "-v "
+        "--help\n"
         "Every other argument goes to the host compiler.\n";
 }
 
@@ -120,6 +125,12 @@ int parse_command(const std::vector<std::string>& in, Command& cmd) {
         std::cerr << "rotor-cc: error: --emit-source= needs a file name\n";
         return 2;
       }
+    } else if (a == "--device=gpu" || a == "--device=cpu") {
+      cmd.device_gpu = a == "--device=gpu";
+    } else if (a.rfind("--device", 0) == 0) {
+      std::cerr << "rotor-cc: error: unknown device in '" << a
+                << "' (use --device=gpu or --device=cpu)\n";
+      return 2;
     } else if (a == "-v" || a == "--verbose") {
       cmd.verbose = true;
     } else if (a == "--help" || a == "-h") {
@@ -257,6 +268,7 @@ frontend::Options frontend_options(const Command& cmd, const DriverConfig& confi
   options.clang_args.insert(options.clang_args.end(), config.compile.begin(), config.compile.end());
   options.rewrite = cmd.explain == Explain::none;
   options.pch_cache_dir = pch_cache_dir();
+  options.device_gpu = cmd.device_gpu;
   return options;
 }
 
@@ -268,7 +280,8 @@ struct Analysed {
   std::vector<std::string> replaced;
   std::string tmp;
   bool includes_rotor = false; ///< some source includes rotor/rotor.h (host PCH, HostPch.h)
-  int rc = -1;                 ///< -1: go on; else the exit code
+  std::vector<std::size_t> device_sources; ///< indexes into args of sources nvcc compiles
+  int rc = -1;                             ///< -1: go on; else the exit code
 };
 
 /// Where the rewritten copy of `src` goes; empty when no temporary directory can be made.
@@ -340,6 +353,9 @@ Analysed analyse_sources(const Command& cmd, const frontend::Options& options) {
     print(r.remarks);
     out.includes_rotor =
         out.includes_rotor || r.rewritten.find("rotor/rotor.h") != std::string::npos;
+    if (r.changed && has_device_body(r.rewritten)) {
+      out.device_sources.push_back(index);
+    }
     if (!place_rewritten(cmd, index, r, out)) {
       out.rc = 2;
       return out;
@@ -374,16 +390,69 @@ int write_report(const Command& cmd, const std::vector<frontend::LoopResult>& lo
   return 0;
 }
 
+/// Compiles the sources with device loops with nvcc (DeviceCompile.h) and puts each object in
+/// the place of its source in `compile` (the host command); removes the source where the host
+/// compiler only compiles. Returns -1, or the exit code of a failed step.
+int compile_device_sources(const Command& cmd, const DriverConfig& config, const Analysed& analysed,
+                           std::vector<std::string>& compile, std::string& tmp) {
+  if (analysed.device_sources.empty()) {
+    return -1;
+  }
+  if (config.nvcc.empty()) {
+    if (!cmd.device_gpu) {
+      return -1; // device(gpu) pragmas without nvcc: the host compiler, loops on CPU workers
+    }
+    std::cerr << "rotor-cc: error: --device=gpu needs nvcc, but " << config.path
+              << " names none (configure Rotor with -DROTOR_CUDA=ON)\n";
+    return 2;
+  }
+  std::vector<std::size_t> positions;
+  for (std::size_t index : cmd.sources) {
+    positions.push_back(index + 1); // compile[0] is the compiler
+  }
+  for (std::size_t index : analysed.device_sources) {
+    const std::string& source = compile[index + 1];
+    std::string object = cmd.output;
+    if (cmd.links || cmd.sources.size() != 1 || cmd.output.empty()) {
+      if (tmp.empty() && (tmp = temp_dir()).empty()) {
+        std::cerr << "rotor-cc: error: cannot create a temporary directory\n";
+        return 2;
+      }
+      object = tmp + "/" + base_of(source) + ".o";
+    }
+    const std::vector<std::string> nvcc = nvcc_command(compile, positions, source, object, config);
+    if (const int rc = run_process(nvcc, cmd.verbose); rc != 0) {
+      return rc;
+    }
+    compile[index + 1] = cmd.links ? object : "";
+  }
+  compile.erase(std::remove(compile.begin(), compile.end(), std::string()), compile.end());
+  return -1;
+}
+
 /// Runs the host compiler on the rewritten command (one build per ISA level where asked; with a
-/// precompiled rotor.h where a source includes it, HostPch.h).
-int compile_and_link(const Command& cmd, const DriverConfig& config, const Analysed& analysed) {
+/// precompiled rotor.h where a source includes it, HostPch.h); sources with device loops go
+/// through nvcc first.
+int compile_and_link(const Command& cmd, const DriverConfig& config, Analysed& analysed) {
   std::vector<std::string> compile = {cmd.host.empty() ? config.cxx : cmd.host};
   compile.insert(compile.end(), analysed.replaced.begin(), analysed.replaced.end());
   compile.insert(compile.end(), config.compile.begin(), config.compile.end());
+  if (const int rc = compile_device_sources(cmd, config, analysed, compile, analysed.tmp);
+      rc >= 0) {
+    return rc;
+  }
+  const bool nvcc_used = !config.nvcc.empty() && !analysed.device_sources.empty();
+  const bool device = nvcc_used || cmd.device_gpu;
+  if (nvcc_used && !cmd.links && analysed.device_sources.size() == cmd.sources.size()) {
+    return 0; // nvcc compiled every source: nothing left for the host compiler
+  }
+  if (cmd.links && device && !config.nvcc.empty()) {
+    compile.insert(compile.end(), config.cuda_link.begin(), config.cuda_link.end());
+  }
   // Only a command that compiles sources gets per-level builds: objects alone would just be
   // linked three times as they are.
-  const bool variants =
-      cmd.links && cmd.host.empty() && !cmd.sources.empty() && wants_isa_variants(cmd.args, config);
+  const bool variants = cmd.links && cmd.host.empty() && !cmd.sources.empty() && !nvcc_used &&
+                        wants_isa_variants(cmd.args, config);
   if (!cmd.links && analysed.includes_rotor) {
     const std::vector<std::string> pch =
         host_pch_args(pch_cache_dir(), compile, find_rotor_header(config.compile), cmd.verbose);
@@ -405,6 +474,9 @@ void remove_rewritten(const Command& cmd, const Analysed& analysed) {
     if (path != cmd.args[index] && path.rfind(analysed.tmp, 0) == 0) {
       std::remove(path.c_str());
     }
+  }
+  for (std::size_t index : analysed.device_sources) { // nvcc's objects, where it ran
+    std::remove((analysed.tmp + "/" + base_of(analysed.replaced[index]) + ".o").c_str());
   }
   rmdir(analysed.tmp.c_str());
 }
@@ -428,7 +500,7 @@ int run_driver(const std::vector<std::string>& args, const std::string& argv0) {
   if (cmd.verbose) {
     std::cerr << "rotor-cc: configuration " << config.path << "\n";
   }
-  const Analysed analysed = analyse_sources(cmd, frontend_options(cmd, config));
+  Analysed analysed = analyse_sources(cmd, frontend_options(cmd, config));
   if (analysed.rc >= 0) {
     remove_rewritten(cmd, analysed);
     return analysed.rc;

@@ -54,6 +54,12 @@ bool read_config(const std::string& path, const std::string& prefix, DriverConfi
       config.isa_levels.push_back(value);
     } else if (key == "isa_launcher") {
       config.isa_launcher = value;
+    } else if (key == "nvcc") {
+      config.nvcc = value;
+    } else if (key == "cuda_arch") {
+      config.cuda_arch = value;
+    } else if (key == "cuda_link") {
+      config.cuda_link.push_back(value);
     } else {
       error = path + ":" + std::to_string(number) + ": unknown directive '" + key + "'";
       return false;

@@ -9,6 +9,9 @@
 ///   link /.../librotor.a      an argument for every link
 ///   isa_level x86-64-v3       a -march level to build a linked program for, besides the baseline
 ///   isa_launcher /.../rotor-isa-launcher   the front executable that picks one of those builds
+///   nvcc /usr/local/cuda/bin/nvcc   the CUDA compiler for translation units with device loops
+///   cuda_arch 90              the GPU architecture they are compiled for (sm_90 code + PTX)
+///   cuda_link -lcudart_static an argument for every link of a program with device loops
 ///
 /// `@PREFIX@` stands for the installation prefix (the binary's directory's parent).
 
@@ -24,6 +27,9 @@ struct DriverConfig {
   std::vector<std::string> link;
   std::vector<std::string> isa_levels; ///< empty: one plain build (IsaVariants.h)
   std::string isa_launcher;
+  std::string nvcc; ///< empty: this Rotor was configured without nvcc (no device loops)
+  std::string cuda_arch;
+  std::vector<std::string> cuda_link;
 };
 
 /// Finds and reads the configuration ($ROTOR_CC_CONFIG, then next to the binary, then

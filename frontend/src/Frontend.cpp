@@ -162,6 +162,7 @@ private:
     Analysed a;
     a.lowered = lower_loop(ctx, loop, p, name_, diags);
     a.lowered.may_throw = may_throw(loop.getBody());
+    a.lowered.gpu = a.lowered.gpu || options_.device_gpu;
     block_compiler_conditional(ctx.getSourceManager(), loop, a.lowered);
     a.result.model = a.lowered.model;
     a.result.plan = analysis::plan_loop(a.lowered.model);

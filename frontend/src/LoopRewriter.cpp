@@ -226,6 +226,44 @@ std::string private_copies(const LoweredLoop& lowered, const std::string& separa
   return out;
 }
 
+/// Whether a device loop's body can be emitted as a `__host__ __device__` lambda (nvcc allows no
+/// generic parameters there, so each parameter is typed through codegen/DeviceLoop.h's aliases):
+/// a Dataset loop whose bound arrays are DistArrays named by plain identifiers and used only by
+/// subscripts, rows and shape queries (an ArrayRef stands in for them; an array passed to a
+/// helper or bound to a reference needs the DistArray: `used_whole`), without `break`, private
+/// copies or container views. Other device loops keep the CPU body (they run on CPU workers,
+/// as docs/user/gpu.md says).
+bool device_body_possible(const LoweredLoop& lowered, const analysis::Plan& plan) {
+  if (!lowered.gpu || plan.kind == analysis::PlanKind::serial || lowered.index_rank > 0 ||
+      !lowered.bindings.empty() || !lowered.breaks.empty() || !lowered.privates.empty() ||
+      !lowered.row_vectors.empty()) {
+    return false;
+  }
+  if (!lowered.used_whole.empty()) {
+    return false;
+  }
+  for (const auto& a : lowered.model.arrays) {
+    const bool identifier = std::all_of(a.name.begin(), a.name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+    });
+    if (!identifier) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The device body's record parameter: the loop variable as declared, or, where its type is
+/// deduced (`const auto& r`), the dataset's record type named through decltype of the range.
+std::string device_record_param(const std::string& declared, const std::string& range,
+                                const std::string& name, bool is_const) {
+  if (declared.find("auto") == std::string::npos) {
+    return declared;
+  }
+  return std::string(is_const ? "const " : "") + "::rotor::codegen::DeviceRecord<decltype(" +
+         range + ")>& " + name;
+}
+
 } // namespace
 
 void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& pragma,
@@ -245,6 +283,7 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   const std::string indent(col > 0 ? col - 1 : 0, ' ');
   const bool returns_bool = !lowered.breaks.empty();
 
+  const bool device = device_body_possible(lowered, plan);
   // Bound row vectors get their views in a block around the call.
   const std::string views = row_vector_views(lowered, plan, "\n" + indent + "  ");
   const std::string copies = private_copies(lowered, "\n" + indent + "  ");
@@ -290,6 +329,10 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
       continue;
     }
     arrays.push_back(a.name);
+    if (device) {
+      params.push_back("::rotor::codegen::DeviceArray<decltype(" + a.name + ")> " + a.name);
+      continue;
+    }
     // `model.W` (a member of an outside object) cannot be a parameter's name: the body keeps
     // naming the object's member, the same DistArray the runtime was given.
     const bool identifier = std::all_of(a.name.begin(), a.name.end(), [](char c) {
@@ -299,12 +342,14 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
                      (identifier ? a.name : "rotor_array_" + std::to_string(params.size())));
   }
   for (const std::string& r : lowered.reductions) {
-    params.push_back("auto& " + r);
+    params.push_back(device ? "::rotor::codegen::DeviceReduction<decltype(" + r + ")>& " + r
+                            : "auto& " + r);
   }
   head << ",\n"
        << indent << "    std::tie(" << join(arrays) << "), std::tie(" << join(lowered.reductions)
        << "),\n";
-  if (const std::string sparse = sparse_capable_text(lowered, plan); !sparse.empty()) {
+  if (const std::string sparse = device ? "" : sparse_capable_text(lowered, plan);
+      !sparse.empty()) {
     head << indent << "    " << sparse << ",\n";
   }
   std::string first_param;
@@ -315,13 +360,20 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   } else {
     const VarDecl* var = loop.getLoopVariable();
     first_param = source_text(sm, lo, SourceRange(var->getBeginLoc(), var->getLocation()));
+    if (device) {
+      first_param = device_record_param(
+          first_param, source_text(sm, lo, loop.getRangeInit()->getSourceRange()),
+          var->getNameAsString(), var->getType().getNonReferenceType().isConstQualified());
+    }
   }
   params.insert(params.begin(), first_param);
   for (const LoweredLoop::PrivateBinding& v : lowered.privates) {
     prologue += " auto& " + v.name + " = rotor_private_" + v.name + ".local();";
   }
-  head << indent << "    [&](" << join(params) << ")" << (returns_bool ? " -> bool" : "") << " {"
-       << prologue << tables;
+  // A device body captures by value under nvcc (a GPU cannot reach the host stack), by
+  // reference for any other compiler, as every other body (DeviceLoop.h).
+  head << indent << (device ? "    [ROTOR_DEVICE_CAPTURE] ROTOR_DEVICE_LAMBDA (" : "    [&](")
+       << join(params) << ")" << (returns_bool ? " -> bool" : "") << " {" << prologue << tables;
   for (const std::string& unused : lowered.unused_in_body) {
     head << " (void)" << unused << ";";
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace rotor::gpu {
 
@@ -53,6 +55,27 @@ private:
   std::vector<int> next_;
 };
 
+/// Fills `order` and `wave_start` from `wave_of`: a counting sort by wave, stable in record order.
+void sort_by_wave(Waves& out) {
+  const std::size_t records = out.wave_of.size();
+  int waves = 0;
+  for (std::size_t r = 0; r < records; ++r) {
+    waves = std::max(waves, out.wave_of[r] + 1);
+  }
+  out.wave_start.assign(static_cast<std::size_t>(waves) + 1, 0);
+  for (std::size_t r = 0; r < records; ++r) {
+    ++out.wave_start[static_cast<std::size_t>(out.wave_of[r]) + 1];
+  }
+  for (int w = 0; w < waves; ++w) {
+    out.wave_start[w + 1] += out.wave_start[w];
+  }
+  std::vector<std::int64_t> fill(out.wave_start.begin(), out.wave_start.end() - 1);
+  out.order.resize(records);
+  for (std::size_t r = 0; r < records; ++r) {
+    out.order[static_cast<std::size_t>(fill[out.wave_of[r]]++)] = static_cast<std::int64_t>(r);
+  }
+}
+
 } // namespace
 
 Waves build_waves(const std::int32_t* user, const std::int32_t* item, std::size_t records,
@@ -79,23 +102,32 @@ Waves build_waves(const std::int32_t* user, const std::int32_t* item, std::size_
     user_next[u] = w + 1;
     item_next[i] = w + 1;
   }
-  // counting sort by wave, stable in record order
-  int waves = 0;
+  sort_by_wave(out);
+  return out;
+}
+
+Waves build_key_waves(const std::int64_t* keys, std::size_t records, int fields) {
+  if (fields < 0) {
+    throw std::invalid_argument("build_key_waves: fields must be >= 0");
+  }
+  // next_wave[f][key]: the first wave a later record with this key in field f may use
+  std::vector<std::unordered_map<std::int64_t, std::int32_t>> next_wave(
+      static_cast<std::size_t>(fields));
+  Waves out;
+  out.wave_of.resize(records);
   for (std::size_t r = 0; r < records; ++r) {
-    waves = std::max(waves, out.wave_of[r] + 1);
+    const std::int64_t* k = keys + r * static_cast<std::size_t>(fields);
+    std::int32_t w = 0;
+    for (int f = 0; f < fields; ++f) {
+      const auto it = next_wave[f].find(k[f]);
+      w = it == next_wave[f].end() ? w : std::max(w, it->second);
+    }
+    out.wave_of[r] = w;
+    for (int f = 0; f < fields; ++f) {
+      next_wave[f][k[f]] = w + 1;
+    }
   }
-  out.wave_start.assign(static_cast<std::size_t>(waves) + 1, 0);
-  for (std::size_t r = 0; r < records; ++r) {
-    ++out.wave_start[static_cast<std::size_t>(out.wave_of[r]) + 1];
-  }
-  for (int w = 0; w < waves; ++w) {
-    out.wave_start[w + 1] += out.wave_start[w];
-  }
-  std::vector<std::int64_t> fill(out.wave_start.begin(), out.wave_start.end() - 1);
-  out.order.resize(records);
-  for (std::size_t r = 0; r < records; ++r) {
-    out.order[static_cast<std::size_t>(fill[out.wave_of[r]]++)] = static_cast<std::int64_t>(r);
-  }
+  sort_by_wave(out);
   return out;
 }
 

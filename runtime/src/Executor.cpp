@@ -7,6 +7,9 @@ namespace rotor::detail {
 using codegen::Kind;
 
 std::unique_ptr<Executor> make_executor(const ExecutionInfo& info) {
+  if (info.gpu) {
+    return make_gpu_executor();
+  }
   switch (info.kind) {
   case Kind::serial:
     return make_serial_executor();

@@ -35,7 +35,8 @@ public:
   virtual std::string run(LoopRun& run) = 0;
 };
 
-/// The executor of the plan kind `info.kind` (every kind has exactly one).
+/// The executor of the plan kind `info.kind` (every kind has exactly one), or the GPU executor
+/// when `info.gpu`.
 std::unique_ptr<Executor> make_executor(const ExecutionInfo& info);
 
 std::unique_ptr<Executor> make_serial_executor();
@@ -45,6 +46,15 @@ std::unique_ptr<Executor> make_one_d_executor();
 std::unique_ptr<Executor> make_rotation_executor();
 std::unique_ptr<Executor> make_wavefront_executor();
 std::unique_ptr<Executor> make_unimodular_executor();
+std::unique_ptr<Executor> make_gpu_executor();
+
+/// Whether the GPU executor runs this execution of the loop: a `device(gpu)` loop whose body was
+/// compiled for a GPU (runner.device()), a plan it runs (independent, one_d, rotation), one
+/// rank, a CUDA device and enough device memory (`array_bytes`: the bound arrays' bytes). When a
+/// GPU-compiled device loop cannot, it says why once on stderr (`rotor: no CUDA device; device(gpu)
+/// loop at FILE:LINE runs on the CPU`).
+bool gpu_runs_loop(const codegen::LoopSpec& spec, SpaceAccess& space, const ExecutionInfo& info,
+                   std::size_t array_bytes, CellRunner& runner);
 
 /// The partition fields of the plan over `space` (one field for one-step plans; the first
 /// dimension for a dense index space without fields).

@@ -10,6 +10,7 @@
 #include "BufferedFlush.h"
 #include "BufferedMerge.h"
 #include "Comm.h"
+#include "Executor.h"
 #include "LoopFrameAccess.h"
 #include "Observability.h"
 #include "ScheduleSettings.h"
@@ -323,6 +324,7 @@ public:
   }
   void cell_finished(int slot) override { body_.cell_finished(slot); }
   void step_finished() override { body_.step_finished(); }
+  DeviceRunner* device() override { return body_.device(); }
   void step_starting() override {
     kept_.clear();
     for_each_partial([&](const char* p, std::size_t n) { kept_.insert(kept_.end(), p, p + n); });
@@ -378,7 +380,7 @@ void run_erased_loop(const codegen::LoopSpec& spec, SpaceAccess& space, LoopFram
       return;
     }
   }
-  const ExecutionInfo info = plan_execution(spec, space, arrays_alias(frame));
+  ExecutionInfo info = plan_execution(spec, space, arrays_alias(frame));
   const bool serial = info.kind == codegen::Kind::serial;
   std::vector<bool> buffered(n_arrays);
   std::size_t bound_bytes = 0, buffered_bytes = 0;
@@ -387,6 +389,10 @@ void run_erased_loop(const codegen::LoopSpec& spec, SpaceAccess& space, LoopFram
     const std::size_t bytes =
         static_cast<std::size_t>(element_count(arrays[i].binding)) * arrays[i].binding.elem_bytes;
     (buffered[i] ? buffered_bytes : bound_bytes) += bytes;
+  }
+  if (gpu_runs_loop(spec, space, info, bound_bytes + buffered_bytes, runner)) {
+    info.gpu = true;
+    info.slots = 1; // the device is one worker: slot 0's arrays and partials
   }
   check_loop_memory(spec, space, bound_bytes + buffered_bytes, buffered_bytes, info.slots);
   LoopFrameAccess::sparse(frame) = choose_sparse(spec, frame, buffered);

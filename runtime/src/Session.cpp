@@ -7,6 +7,7 @@
 #include "Observability.h"
 #include "OrderRecorder.h"
 #include "PeerWatch.h"
+#include "GpuSettings.h"
 #include "ScheduleSettings.h"
 #include "SessionState.h"
 #include "rotor/distarray/MemoryLimit.h"
@@ -179,7 +180,8 @@ bool parse_core_flag(const std::string& name, const std::string& value, bool has
                       "--rotor-checkpoint=DIR, --rotor-checkpoint-every=N, --rotor-resume, "
                       "--rotor-all-output, " +
                       observability_flags_help() + ", " + detail::buffered_flags_help() + ", " +
-                      detail::watchdog_flags_help() + ", " + detail::schedule_flags_help() + ")");
+                      detail::watchdog_flags_help() + ", " + detail::schedule_flags_help() + ", " +
+                      detail::gpu_flags_help() + ")");
 }
 
 /// ROTOR_THREADS, ROTOR_VERBOSE, ... for the session's flags not given on the command line.
@@ -229,7 +231,8 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
         !parse_observability_flag(name, value, has_value, s, observability_seen) &&
         !detail::parse_buffered_flag(name, value, has_value) &&
         !detail::parse_watchdog_flag(name, value, has_value) &&
-        !detail::parse_schedule_flag(name, value, has_value)) {
+        !detail::parse_schedule_flag(name, value, has_value) &&
+        !detail::parse_gpu_flag(name, value, has_value)) {
       unknown_flag(arg);
     }
   }
@@ -243,6 +246,7 @@ SessionSettings parse_settings(int& argc, char** argv, bool use_environment) {
     detail::buffered_from_environment();
     detail::watchdog_from_environment();
     detail::schedule_from_environment();
+    detail::gpu_from_environment();
   }
   detail::finish_checkpoint_settings(s, use_environment);
   if (!s.record_order.empty() && !s.replay_order.empty()) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <vector>
@@ -209,6 +210,69 @@ TEST(BlockOrder, SplitIntoBlocksKeepsRecordOrderAndKeyRanges) {
   EXPECT_EQ(total, d.size());
   EXPECT_EQ(rotor::gpu::key_block(0, 101, 4), 0);
   EXPECT_EQ(rotor::gpu::key_block(100, 101, 4), 3);
+}
+
+} // namespace
+
+namespace {
+
+// -- build_key_waves: any number of key fields (the GPU executor's schedule) ------------------
+
+TEST(KeyWaves, TwoFieldsEqualBuildWaves) {
+  const auto d = rotor::gpu::make_synthetic_ratings(500, 300, 20000, 1.0, 11);
+  std::vector<std::int64_t> keys;
+  for (std::size_t r = 0; r < d.user.size(); ++r) {
+    keys.push_back(d.user[r] * 1000003LL); // sparse, large keys: hashed, not dense
+    keys.push_back(d.item[r]);
+  }
+  const Waves by_keys = rotor::gpu::build_key_waves(keys.data(), d.user.size(), 2);
+  const Waves dense = waves_of(d.user, d.item, 500, 300);
+  EXPECT_EQ(by_keys.order, dense.order);
+  EXPECT_EQ(by_keys.wave_start, dense.wave_start);
+  EXPECT_EQ(check(by_keys, d.user, d.item, 500, 300), "");
+}
+
+TEST(KeyWaves, OneFieldKeepsOnlyThatKeysOrder) {
+  // field: 0 0 1 0 2 1 -> waves {r0, r2, r4}, {r1, r5}, {r3}
+  const std::vector<std::int64_t> keys{0, 0, 1, 0, 2, 1};
+  const Waves w = rotor::gpu::build_key_waves(keys.data(), keys.size(), 1);
+  EXPECT_EQ(w.order, (std::vector<std::int64_t>{0, 2, 4, 1, 5, 3}));
+  EXPECT_EQ(w.wave_start, (std::vector<std::int64_t>{0, 3, 5, 6}));
+}
+
+TEST(KeyWaves, NoFieldsIsOneWaveAndThreeFieldsAreConflictFree) {
+  const Waves none = rotor::gpu::build_key_waves(nullptr, 5, 0);
+  EXPECT_EQ(none.wave_start, (std::vector<std::int64_t>{0, 5}));
+  std::vector<std::int64_t> keys;
+  for (int r = 0; r < 3000; ++r) {
+    keys.push_back(r % 7);
+    keys.push_back(-(r % 11)); // negative keys are keys too
+    keys.push_back(r % 13);
+  }
+  const Waves w = rotor::gpu::build_key_waves(keys.data(), 3000, 3);
+  std::vector<std::int64_t> last(3000, -1);
+  for (int wave = 0; wave < w.waves(); ++wave) {
+    for (int f = 0; f < 3; ++f) {
+      std::set<std::int64_t> seen;
+      for (std::int64_t p = w.wave_start[wave]; p < w.wave_start[wave + 1]; ++p) {
+        EXPECT_TRUE(seen.insert(keys[w.order[p] * 3 + f]).second) << "wave " << wave;
+      }
+    }
+  }
+  // each key's records in record order along the waves
+  for (int f = 0; f < 3; ++f) {
+    std::map<std::int64_t, std::int64_t> prev;
+    for (std::int64_t r : w.order) {
+      const std::int64_t k = keys[r * 3 + f];
+      EXPECT_TRUE(prev.count(k) == 0 || prev[k] < r);
+      prev[k] = r;
+    }
+  }
+  std::vector<std::int64_t> sorted = w.order;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::int64_t r = 0; r < 3000; ++r) {
+    ASSERT_EQ(sorted[r], r);
+  }
 }
 
 } // namespace

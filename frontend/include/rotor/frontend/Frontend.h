@@ -57,6 +57,8 @@ struct Options {
   /// Where a precompiled `<rotor/rotor.h>` for the analysis parse may be kept (src/HeaderCache.h;
   /// used only for files that start with `#include <rotor/rotor.h>`). Empty: no PCH.
   std::string pch_cache_dir;
+  /// `rotor-cc --device=gpu`: every annotated loop is a `device(gpu)` loop.
+  bool device_gpu = false;
 };
 
 struct FileResult {

@@ -14,8 +14,10 @@
 /// another order: equal formula, not bitwise-equal numbers.
 
 #if defined(__CUDACC__)
+#ifndef ROTOR_HOST_DEVICE
 #define ROTOR_HOST_DEVICE __host__ __device__
-#else
+#endif
+#elif !defined(ROTOR_HOST_DEVICE)
 #define ROTOR_HOST_DEVICE
 #endif
 

@@ -45,6 +45,13 @@ struct WaveOptions {
 Waves build_waves(const std::int32_t* user, const std::int32_t* item, std::size_t records,
                   std::int32_t users, std::int32_t items, const WaveOptions& options = {});
 
+/// The same greedy colouring over any number of key fields (the GPU executor's schedule for a
+/// loop's conflict fields: both keys of a rotation, the one key of one_d, none for independent):
+/// record r goes to the first wave after the waves of the earlier records sharing a key value
+/// with it in any field. `keys` is row-major, `fields` values per record; keys may be any int64
+/// (hashed). With no fields every record is in wave 0.
+Waves build_key_waves(const std::int64_t* keys, std::size_t records, int fields);
+
 /// Checks a Waves against its keys: every record exactly once, no wave with two records of one
 /// user or one item, each key's records in increasing record index along the order. Returns an
 /// empty string when valid, otherwise the first problem found.

@@ -19,6 +19,7 @@
 #include "rotor/runtime/detail/WorkerSlot.h"
 
 #include <cstring>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -278,19 +279,38 @@ private:
   }
 };
 
+} // namespace rotor::detail
+
+#if defined(__CUDACC__)
+#include "rotor/runtime/detail/CudaRunner.cuh" // a device(gpu) loop's body on a GPU
+#endif
+
+namespace rotor::detail {
+
 template <class Record, class Loop, class Body>
 class DatasetRunner final : public DatasetRunnerBase {
 public:
   DatasetRunner(Dataset<Record>& d, Body& body, const LoopFrame& frame)
-      : d_(d), body_(body), frame_(frame) {}
+      : d_(d), body_(body), frame_(frame) {
+#if defined(__CUDACC__)
+    device_ = make_device_runner<Record, Loop>(d, body, frame);
+#endif
+  }
   bool run_records(int slot, std::size_t begin, std::size_t end) override {
     return run_span(frame_, slot, DatasetInternals::records(d_).data() + begin, end - begin);
   }
   bool replay_records(const LoopFrame& frame, char* records, std::size_t count) override {
     return run_span(frame, 0, reinterpret_cast<Record*>(records), count);
   }
-  void cell_finished(int slot) override { frame_.cell_finished(slot); }
-  void step_finished() override { frame_.step_finished(); }
+  void cell_finished(int slot) override {
+    frame_.cell_finished(slot);
+  }
+  void step_finished() override {
+    frame_.step_finished();
+  }
+  DeviceRunner* device() override {
+    return device_.get();
+  }
 
 private:
   /// The one record loop of both entry points (one instantiation of the body's loop).
@@ -301,6 +321,7 @@ private:
   Dataset<Record>& d_;
   Body& body_;
   const LoopFrame& frame_;
+  std::unique_ptr<DeviceRunner> device_; ///< nvcc-compiled device loops only (CudaRunner.cuh)
 };
 
 template <int N, class Loop, class Body> class IndexRunner final : public IndexRunnerBase {

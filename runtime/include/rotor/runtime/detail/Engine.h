@@ -7,6 +7,7 @@
 
 #include "rotor/distarray/detail/ElementType.h"
 #include "rotor/runtime/Codegen.h"
+#include "rotor/runtime/detail/DeviceRunner.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -134,6 +135,9 @@ public:
   /// A cell of the step that started last threw; the engine undid the step's array and record
   /// changes, the runner puts back its own (reduction partials) as step_starting saw them.
   virtual void undo_step() {}
+  /// The body compiled for a GPU (a `device(gpu)` loop in a translation unit nvcc compiled), or
+  /// null: the loop can only run on CPU workers.
+  virtual DeviceRunner* device() { return nullptr; }
 };
 
 /// Where a loop's records run on the ranks.
@@ -150,6 +154,8 @@ struct ExecutionInfo {
   codegen::Kind kind = codegen::Kind::serial; ///< the plan run (serial when the runtime fell back)
   Placement placement = Placement::every_rank;
   int slots = 1; ///< worker slots used on this rank
+  /// The GPU executor runs the loop (a `device(gpu)` loop with a usable device: GpuExecutor.cpp).
+  bool gpu = false;
   /// Every rank ran every record: no cross-rank combine of reductions or buffered arrays.
   bool redundant() const { return placement != Placement::distributed; }
 };

@@ -1,0 +1,255 @@
+#pragma once
+/// \file
+/// The GPU side of a `device(gpu)` loop (nvcc only; included by RunLoop.h under __CUDACC__):
+/// CudaRunner implements DeviceRunner for one loop's body, records, arrays and reductions. It
+/// copies the records (in the executor's wave order) and every bound array to the device, runs
+/// each wave as one kernel launch with one thread per record calling the body with
+/// rotor::ArrayRefs to device memory and a per-record partial of each reduction, then copies the
+/// arrays (and written records) back and adds the partials on the host in the wave order.
+/// The body must be an extended `__host__ __device__` lambda (rotor-cc emits one for device
+/// loops); other bodies get no CudaRunner and run on the CPU. Not for user code.
+
+#include "rotor/distarray/ArrayRef.h"
+#include "rotor/distarray/Dataset.h"
+#include "rotor/distarray/DistArray.h"
+#include "rotor/distarray/detail/DatasetInternals.h"
+#include "rotor/runtime/detail/DeviceRunner.h"
+#include "rotor/runtime/detail/LoopFrame.h"
+
+#include <cuda/std/tuple>
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace rotor::detail {
+
+inline void cuda_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    throw std::runtime_error(std::string("rotor: CUDA ") + what + ": " + cudaGetErrorName(e) +
+                             ": " + cudaGetErrorString(e));
+  }
+}
+
+/// cudaMalloc'ed memory for `n` objects of T, freed with the buffer.
+template <class T> class DeviceBuffer {
+public:
+  explicit DeviceBuffer(std::size_t n) : n_(n) {
+    if (n > 0) {
+      cuda_check(cudaMalloc(reinterpret_cast<void**>(&p_), n * sizeof(T)), "cudaMalloc");
+    }
+  }
+  ~DeviceBuffer() { cudaFree(p_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  T* get() const { return p_; }
+  void upload(const T* host) {
+    cuda_check(cudaMemcpy(p_, host, n_ * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  }
+  void download(T* host) const {
+    cuda_check(cudaMemcpy(host, p_, n_ * sizeof(T), cudaMemcpyDeviceToHost), "download");
+  }
+
+private:
+  T* p_ = nullptr;
+  std::size_t n_;
+};
+
+/// Whether the machine has an NVIDIA driver (libcuda) at all: without one the CUDA runtime
+/// reports cudaErrorInsufficientDriver, which on a machine with a GPU means a driver too old.
+inline bool cuda_driver_present() {
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (driver != nullptr) {
+    dlclose(driver);
+  }
+  return driver != nullptr;
+}
+
+/// Empty when this process sees a CUDA device; else why not. Probed once.
+inline const std::string& cuda_unavailable() {
+  static const std::string why = [] {
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0) ||
+        (e == cudaErrorInsufficientDriver && !cuda_driver_present())) {
+      return std::string("no CUDA device");
+    }
+    if (e != cudaSuccess) {
+      return std::string("no usable CUDA device (") + cudaGetErrorName(e) + ": " +
+             cudaGetErrorString(e) + ")";
+    }
+    return std::string();
+  }();
+  return why;
+}
+
+/// One wave: thread t runs record records[t] with the arrays `refs` and writes its reductions'
+/// partials (each starting at zero) to partials[j][t].
+template <class Body, class Record, class Refs, class Parts, class Locals>
+__global__ void rotor_wave_kernel(Body body, Record* records, std::int64_t count, Refs refs,
+                                  Parts partials) {
+  const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= count) {
+    return;
+  }
+  Locals locals{};
+  cuda::std::apply(
+      [&](auto&... ref) {
+        cuda::std::apply([&](auto&... local) { body(records[t], ref..., local...); }, locals);
+      },
+      refs);
+  cuda::std::apply(
+      [&](auto*... part) {
+        cuda::std::apply([&](auto&... local) { ((part[t] = local), ...); }, locals);
+      },
+      partials);
+}
+
+template <class Record, class Body, class Loop> class CudaRunner;
+
+template <class Record, class Body, class... Arrays, class... Reductions, class Capable>
+class CudaRunner<Record, Body,
+                 BodyLoop<Body, std::tuple<Arrays&...>, std::tuple<Reductions&...>, Capable>>
+    final : public DeviceRunner {
+public:
+  CudaRunner(Dataset<Record>& d, Body& body, const LoopFrame& frame)
+      : d_(d), body_(body), frame_(frame) {}
+
+  std::string unavailable() override { return cuda_unavailable(); }
+  std::size_t free_bytes() override {
+    std::size_t free = 0, total = 0;
+    return cudaMemGetInfo(&free, &total) == cudaSuccess ? free : 0;
+  }
+  std::size_t record_bytes_needed(std::size_t records) override {
+    return records * (sizeof(Record) + (std::size_t{0} + ... + sizeof(Reductions)));
+  }
+
+  void run_waves(int slot, const std::int64_t* order, std::size_t count,
+                 const std::int64_t* wave_start, int waves, bool writes_records) override {
+    run(slot, order, count, wave_start, waves, writes_records, std::index_sequence_for<Arrays...>{},
+        std::index_sequence_for<Reductions...>{});
+  }
+
+private:
+  template <std::size_t... I, std::size_t... J>
+  void run(int slot, const std::int64_t* order, std::size_t count, const std::int64_t* wave_start,
+           int waves, bool writes_records, std::index_sequence<I...>, std::index_sequence<J...>) {
+    std::vector<Record>& host = DatasetInternals::records(d_);
+    std::vector<Record> staged(count);
+    for (std::size_t p = 0; p < count; ++p) {
+      staged[p] = host[static_cast<std::size_t>(order[p])];
+    }
+    DeviceBuffer<Record> records(count);
+    records.upload(staged.data());
+    void* const* objects = frame_.arrays(slot);
+    std::tuple<Arrays&...> arrays(*static_cast<Arrays*>(objects[I])...);
+    std::tuple<std::unique_ptr<DeviceBuffer<typename Arrays::value_type>>...> copies(
+        std::make_unique<DeviceBuffer<typename Arrays::value_type>>(
+            static_cast<std::size_t>(std::get<I>(arrays).size()))...);
+    (std::get<I>(copies)->upload(std::get<I>(arrays).data()), ...);
+    using Refs = cuda::std::tuple<ArrayRef<typename Arrays::value_type, Arrays::rank>...>;
+    const Refs refs = cuda::std::make_tuple(ArrayRef<typename Arrays::value_type, Arrays::rank>(
+        std::get<I>(copies)->get(), std::get<I>(arrays).shape().data())...);
+    std::tuple<std::unique_ptr<DeviceBuffer<std::remove_reference_t<Reductions>>>...> parts(
+        std::make_unique<DeviceBuffer<std::remove_reference_t<Reductions>>>(count)...);
+    using Locals = cuda::std::tuple<std::remove_reference_t<Reductions>...>;
+    using Parts = cuda::std::tuple<std::remove_reference_t<Reductions>*...>;
+    constexpr int threads = 256;
+    for (int w = 0; w < waves; ++w) {
+      const std::int64_t first = wave_start[w];
+      const std::int64_t n = wave_start[w + 1] - first;
+      const auto blocks = static_cast<unsigned>((n + threads - 1) / threads);
+      rotor_wave_kernel<Body, Record, Refs, Parts, Locals>
+          <<<blocks, threads>>>(body_, records.get() + first, n, refs,
+                                cuda::std::make_tuple((std::get<J>(parts)->get() + first)...));
+      cuda_check(cudaGetLastError(), "wave kernel launch");
+    }
+    cuda_check(cudaDeviceSynchronize(), "wave kernel");
+    (std::get<I>(copies)->download(std::get<I>(arrays).data()), ...);
+    (add_partials<J>(std::get<J>(parts), slot, count), ...);
+    if (writes_records) {
+      records.download(staged.data());
+      for (std::size_t p = 0; p < count; ++p) {
+        host[static_cast<std::size_t>(order[p])] = staged[p];
+      }
+    }
+  }
+
+  /// Adds the per-record partials of reduction J to the slot's partial, in the wave order.
+  template <std::size_t J, class Buffer>
+  void add_partials(const std::unique_ptr<Buffer>& device, int slot, std::size_t count) {
+    using R = std::remove_reference_t<std::tuple_element_t<J, std::tuple<Reductions...>>>;
+    std::vector<R> values(count);
+    device->download(values.data());
+    R& into = *static_cast<R*>(frame_.reductions(slot)[J]);
+    for (const R& v : values) {
+      into += v;
+    }
+  }
+
+  Dataset<Record>& d_;
+  Body& body_;
+  const LoopFrame& frame_;
+};
+
+/// Whether a loop's types can run on a GPU: non-const DistArrays, arithmetic reductions, no
+/// sparse worker buffers, a body that returns nothing (no `break`).
+template <class Record, class Loop> struct DeviceCapable : std::false_type {};
+template <class Record, class Body, class... Arrays, class... Reductions, class Capable>
+struct DeviceCapable<Record,
+                     BodyLoop<Body, std::tuple<Arrays&...>, std::tuple<Reductions&...>, Capable>> {
+  static constexpr bool value =
+      ((IsDistArray<Arrays>::value && !std::is_const_v<Arrays>)&&...) &&
+      (std::is_arithmetic_v<std::remove_reference_t<Reductions>> && ...) &&
+      std::is_same_v<Capable, codegen::SparseCapable<>> &&
+      std::is_void_v<std::invoke_result_t<
+          Body&, Record&, ArrayRef<typename Arrays::value_type, Arrays::rank>..., Reductions&...>>;
+};
+
+/// The DeviceRunner of a device loop whose body cannot run on a GPU: it only says why, so the
+/// loop runs on the CPU after one line naming the loop and the reason.
+class DeviceUnsupported final : public DeviceRunner {
+public:
+  explicit DeviceUnsupported(std::string why) : why_(std::move(why)) {}
+  std::string unavailable() override { return why_; }
+  std::size_t free_bytes() override { return 0; }
+  std::size_t record_bytes_needed(std::size_t) override { return 0; }
+  void run_waves(int, const std::int64_t*, std::size_t, const std::int64_t*, int, bool) override {
+    throw std::logic_error("rotor: internal: run_waves on a loop the GPU cannot run (" + why_ +
+                           ")");
+  }
+
+private:
+  std::string why_;
+};
+
+/// The loop's DeviceRunner: a CudaRunner when its body can run on a GPU (an extended
+/// __host__ __device__ lambda, as rotor-cc emits for device loops, with DistArray arrays,
+/// arithmetic reductions and no `break`), else one that says why not (used only when the loop
+/// is a device loop: LoopSpec::device).
+template <class Record, class Loop, class Body>
+std::unique_ptr<DeviceRunner> make_device_runner(Dataset<Record>& d, Body& body,
+                                                 const LoopFrame& frame) {
+#if defined(__CUDACC_EXTENDED_LAMBDA__)
+  if constexpr (__nv_is_extended_host_device_lambda_closure_type(Body)) {
+    if constexpr (DeviceCapable<Record, Loop>::value) {
+      return std::make_unique<CudaRunner<Record, Body, Loop>>(d, body, frame);
+    } else {
+      return std::make_unique<DeviceUnsupported>(
+          "its reductions or arrays cannot live on a GPU (rotor::Accumulator, const arrays)");
+    }
+  }
+#endif
+  (void)d, (void)body, (void)frame;
+  return std::make_unique<DeviceUnsupported>(
+      "its body was compiled for the CPU only (rotor-cc keeps the CPU body for break, "
+      "private(...), container views and arrays passed to helpers)");
+}
+
+} // namespace rotor::detail

@@ -1,0 +1,130 @@
+// The GPU executor: a `device(gpu)` loop (or any loop of a program built with
+// `rotor-cc --device=gpu`) whose translation unit nvcc compiled runs here when this process has a
+// CUDA device. The schedule is host C++ (conflict-free waves over the plan's conflict fields,
+// rotor/gpu/WaveSchedule.h); the launch is the loop's own DeviceRunner (detail/CudaRunner.cuh).
+// Without a device, or for what the executor does not run yet, the loop runs on the CPU
+// executors after one line on stderr naming the loop and the reason.
+
+#include "Comm.h"
+#include "Executor.h"
+#include "GpuSettings.h"
+#include "LoopWhere.h"
+#include "OrderLog.h"
+#include "Schedule.h"
+
+#include "rotor/gpu/WaveSchedule.h"
+
+#include <cstdio>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace rotor::detail {
+
+using codegen::Kind;
+
+namespace {
+
+/// Device memory kept free for CUDA's own use when --rotor-gpu-memory is not given.
+constexpr std::size_t k_free_margin = std::size_t{256} << 20;
+
+/// The key fields whose shared values order two records: none for independent, the partition
+/// field of one_d, both fields of a rotation.
+std::vector<int> conflict_fields(const codegen::LoopSpec& spec, const SpaceAccess& space) {
+  return spec.kind == Kind::independent ? std::vector<int>{} : partition_fields(spec, space);
+}
+
+/// Why the loop cannot run on the GPU executor; empty when it can. Decided alike on every rank
+/// (the rank count is checked before the device, which may differ between ranks).
+std::string gpu_refusal(const codegen::LoopSpec& spec, SpaceAccess& space,
+                        const ExecutionInfo& info, std::size_t array_bytes, DeviceRunner& device) {
+  if (space.is_index_space()) {
+    return "the GPU executor runs loops over a Dataset, not an IndexSpace";
+  }
+  if (info.kind != Kind::independent && info.kind != Kind::one_d && info.kind != Kind::rotation) {
+    return std::string("plan ") + kind_name(info.kind) + " has no GPU executor yet";
+  }
+  for (const codegen::ArraySpec& a : spec.arrays) {
+    if (a.role == codegen::Role::buffered) {
+      return std::string("buffered array ") + a.name + " is not kept on the GPU yet";
+    }
+  }
+  if (comm().size() > 1) {
+    return std::to_string(comm().size()) + " ranks (the GPU executor runs a single rank)";
+  }
+  if (std::string why = device.unavailable(); !why.empty()) {
+    return why;
+  }
+  if (order_wanted()) {
+    return "--rotor-record-order and --rotor-validate record CPU orders";
+  }
+  const std::size_t need = array_bytes + device.record_bytes_needed(space.local_count());
+  const std::uint64_t given = gpu_memory_limit();
+  const std::size_t free = device.free_bytes();
+  const std::size_t limit = given != 0 ? static_cast<std::size_t>(given)
+                                       : (free > k_free_margin ? free - k_free_margin : 0);
+  if (need > limit) {
+    return "its records and arrays need " + std::to_string(need) +
+           " bytes of device memory, over " +
+           (given != 0 ? "--rotor-gpu-memory=" + std::to_string(given)
+                       : "the free " + std::to_string(free) + " less a margin") +
+           " (blocks are not streamed by the executor yet)";
+  }
+  return {};
+}
+
+/// One line per loop location and reason, however often the loop runs.
+void note_cpu_fallback(const codegen::LoopSpec& spec, const std::string& why) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  const std::string line =
+      "rotor: " + why + "; device(gpu) loop at " + loop_where(spec) + " runs on the CPU";
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(line).second) {
+    note(line);
+  }
+}
+
+class GpuExecutor final : public Executor {
+public:
+  std::string run(LoopRun& run) override {
+    const std::vector<int> fields = conflict_fields(run.spec, run.space);
+    const std::size_t n = run.space.local_count();
+    const auto nf = fields.size();
+    std::vector<std::int64_t> keys(n * nf);
+    std::vector<std::int64_t> all(static_cast<std::size_t>(run.space.key_count()) + 1);
+    for (std::size_t r = 0; r < n && nf > 0; ++r) {
+      run.space.keys(r, all.data());
+      for (std::size_t f = 0; f < nf; ++f) {
+        keys[r * nf + f] = all[static_cast<std::size_t>(fields[f])];
+      }
+    }
+    const gpu::Waves waves = gpu::build_key_waves(keys.data(), n, static_cast<int>(nf));
+    run.runner.device()->run_waves(0, waves.order.data(), n, waves.wave_start.data(), waves.waves(),
+                                   run.spec.writes_records);
+    return "gpu: " + std::to_string(waves.waves()) + " waves over " + std::to_string(nf) +
+           " conflict fields, largest " + std::to_string(waves.largest_wave()) + " records";
+  }
+};
+
+} // namespace
+
+bool gpu_runs_loop(const codegen::LoopSpec& spec, SpaceAccess& space, const ExecutionInfo& info,
+                   std::size_t array_bytes, CellRunner& runner) {
+  DeviceRunner* device = runner.device();
+  if (spec.device != codegen::Device::gpu || device == nullptr) {
+    return false; // a CPU loop, or a body no compiler built for a GPU: as before, no note
+  }
+  const std::string why = gpu_refusal(spec, space, info, array_bytes, *device);
+  if (!why.empty()) {
+    note_cpu_fallback(spec, why);
+  }
+  return why.empty();
+}
+
+std::unique_ptr<Executor> make_gpu_executor() {
+  return std::make_unique<GpuExecutor>();
+}
+
+} // namespace rotor::detail
