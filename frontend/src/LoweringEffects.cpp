@@ -261,10 +261,20 @@ Target LoopLowering::pointee_of(const Expr* e, Frame& f) {
     return unknown_target(d->getNameAsString(), t.kind == Target::outer_k);
   }
   if (const auto* me = dyn_cast<MemberExpr>(e)) {
+    if (const Target t = target_of(me, f); t.kind == Target::array_k && t.pointer != 0) {
+      return t; // a pointer table member of the loop's object (LoweringPointerTables.cpp)
+    }
     return unknown_target(me->getMemberDecl()->getNameAsString(), true);
   }
   if (const auto* call = dyn_cast<CallExpr>(e)) {
     return through_pointer(call_result_root(call, f));
+  }
+  if (const auto* ase = dyn_cast<ArraySubscriptExpr>(e)) {
+    // `t[w]` of a T** table: the row pointer points into the table (the access is recorded)
+    if (const Target t = pointee_of(ase->getBase(), f);
+        t.kind == Target::array_k && t.pointer == 2) {
+      return t;
+    }
   }
   return unknown_target(text_of(e), false);
 }
