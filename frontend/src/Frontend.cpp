@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace rotor::frontend {
@@ -151,9 +152,22 @@ private:
     }
     if (options_.rewrite) {
       rewrite_loop(rw, loop, p, lowered, lr.plan, name_);
+      rewrite_libc_calls(rw, lowered);
       result_.changed = true;
     }
     result_.loops.push_back(std::move(lr));
+  }
+
+  /// `random()` / `rand()` calls of a `private(random)` / `private(rand)` loop, in its body and
+  /// in the helpers it calls, become calls of the runtime's worker_random / worker_rand (libc's
+  /// generator outside such a loop; Private.h). A helper two loops call is rewritten once.
+  void rewrite_libc_calls(Rewriter& rw, const LoweredLoop& lowered) {
+    for (const LoweredLoop::LibcCall& c : lowered.libc_calls) {
+      const unsigned at = rw.getSourceMgr().getFileOffset(c.callee.getBegin());
+      if (rewritten_libc_calls_.insert(at).second) {
+        rw.ReplaceText(CharSourceRange::getTokenRange(c.callee), c.replacement);
+      }
+    }
   }
 
   /// Code under a condition on the compiler in the body or its helpers blocks the loop
@@ -255,6 +269,7 @@ private:
   const std::vector<CompilerConditional>& conditionals_;
   bool collected_ = false;
   std::map<unsigned, CXXForRangeStmt*> range_fors_;
+  std::set<unsigned> rewritten_libc_calls_; ///< file offsets of rewritten random()/rand() calls
 };
 
 /// Collects Clang's error messages instead of printing them (the parse with a PCH: on any error

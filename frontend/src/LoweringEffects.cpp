@@ -529,13 +529,22 @@ bool LoopLowering::check_call(const CallExpr* call, const FunctionDecl* fd, Fram
       return false;
     }
   }
+  if (md == nullptr && on_libc_generator_call(call, fd)) {
+    return true; // private(random) / private(rand): a per-worker generator (Privatisation.cpp)
+  }
   if (md == nullptr && !fd->isOverloadedOperator() && !is_eigen_decl(fd) &&
       !is_known_pure_function(fd)) {
+    const std::string name = fd->getNameAsString();
     escape(analysis::Escape::Kind::unknown_call,
-           "call to '" + fd->getNameAsString() +
+           "call to '" + name +
                "', which Rotor does not know to be free of hidden state (known-pure list: "
                "docs/design/dependence-model.md)",
-           call->getBeginLoc());
+           call->getBeginLoc(),
+           name == "random" || name == "rand"
+               ? "add private(" + name +
+                     ") to the pragma to give each worker its own generator "
+                     "(the loop is then no longer serial-equivalent)"
+               : std::string());
     return false;
   }
   check_call_arguments(call, fd, f);

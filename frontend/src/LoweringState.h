@@ -277,6 +277,7 @@ private:
   // ---- per-worker copies (Privatisation.cpp) ------------------------------------------------
   void find_privates();
   bool is_private_here(const ValueDecl* d, SourceLocation use) const;
+  bool on_libc_generator_call(const CallExpr* call, const FunctionDecl* fd);
 
   // ---- deny by default (LoweringEffects.cpp) ----------------------------------------------
   Target root_of(const Expr* e, Frame& f);
@@ -358,5 +359,6 @@ private:
   };
   std::map<std::string, ContainerIdentity> container_identities_;
   std::set<const ValueDecl*> privates_; ///< scratch buffers and `private(...)` variables
+  std::set<std::string> libc_privates_; ///< `private(random)` / `private(rand)`: libc generators
 };
 } // namespace rotor::frontend::lowering
