@@ -67,6 +67,13 @@ void add_notes(const LoopModel& model, const std::vector<SearchDependence>& deps
                          " reduction: per-worker partials combined in worker order");
   }
   for (const Private& v : model.privates) {
+    if (v.libc) {
+      plan.notes.push_back("'" + v.name + "' is private: libc's " + v.name +
+                           "() draws from a generator per worker, seeded from one draw of libc's "
+                           "generator when the loop starts (rotor/runtime/Private.h), so the loop "
+                           "is no longer equivalent to a serial order of the records");
+      continue;
+    }
     plan.notes.push_back(
         v.from_clause
             ? "'" + v.name +

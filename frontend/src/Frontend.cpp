@@ -24,6 +24,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 namespace rotor::frontend {
@@ -179,6 +180,7 @@ private:
     }
     if (options_.rewrite) {
       rewrite_loop(rw, loop, p, a.lowered, a.result.plan, name_);
+      rewrite_libc_calls(rw, a.lowered);
       result_.changed = true;
     }
     result_.loops.push_back(std::move(a.result));
@@ -228,6 +230,18 @@ private:
     rewrite_loop(scratch, loop, p, a.lowered, a.result.plan, name_);
     const RewriteBuffer* buf = scratch.getRewriteBufferFor(ctx.getSourceManager().getMainFileID());
     return buf == nullptr ? std::string() : std::string(buf->begin(), buf->end());
+  }
+
+  /// `random()` / `rand()` calls of a `private(random)` / `private(rand)` loop, in its body and
+  /// in the helpers it calls, become calls of the runtime's worker_random / worker_rand (libc's
+  /// generator outside such a loop; Private.h). A helper two loops call is rewritten once.
+  void rewrite_libc_calls(Rewriter& rw, const LoweredLoop& lowered) {
+    for (const LoweredLoop::LibcCall& c : lowered.libc_calls) {
+      const unsigned at = rw.getSourceMgr().getFileOffset(c.callee.getBegin());
+      if (rewritten_libc_calls_.insert(at).second) {
+        rw.ReplaceText(CharSourceRange::getTokenRange(c.callee), c.replacement);
+      }
+    }
   }
 
   /// Code under a condition on the compiler in the body or its helpers blocks the loop
@@ -330,6 +344,7 @@ private:
   bool collected_ = false;
   std::map<unsigned, CXXForRangeStmt*> range_fors_;
   std::optional<std::map<unsigned, std::vector<CXXForRangeStmt*>>> instances_;
+      rewrite_libc_calls(rw, a.lowered);
 };
 
 /// Collects Clang's error messages instead of printing them (the parse with a PCH: on any error

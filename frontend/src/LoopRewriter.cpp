@@ -175,6 +175,9 @@ std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
       private_state.push_back(quoted(v.name));
     }
   }
+  for (const std::string& g : loop.libc_generators) {
+    private_state.push_back(quoted(g));
+  }
   if (!views.empty() || !private_state.empty()) {
     os << ", /*views*/ {" << join(views) << "}";
   }
@@ -222,6 +225,10 @@ std::string private_copies(const LoweredLoop& lowered, const std::string& separa
   for (const LoweredLoop::PrivateBinding& v : lowered.privates) {
     out += "::rotor::codegen::WorkerCopies<decltype(" + v.name + ")> rotor_private_" + v.name +
            "(" + v.name + ", " + (v.reseed ? "true" : "false") + ");" + separator;
+  }
+  for (const std::string& g : lowered.libc_generators) { // private(random) / private(rand)
+    out += "::rotor::codegen::LibcPrivate rotor_private_libc_" + g +
+           "(::rotor::codegen::LibcPrivate::" + g + "_k);" + separator;
   }
   return out;
 }

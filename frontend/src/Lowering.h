@@ -51,6 +51,15 @@ struct LoweredLoop {
     bool reseed = false;
   };
   std::vector<PrivateBinding> privates;
+  /// `private(random)` / `private(rand)`: libc's generators, per worker (rotor/runtime/Private.h);
+  /// `libc_calls` are the callee expressions of their calls in the main file (the body and the
+  /// helpers it calls), each rewritten to `replacement` (the runtime's worker_random/worker_rand).
+  std::vector<std::string> libc_generators;
+  struct LibcCall {
+    clang::SourceRange callee;
+    std::string replacement;
+  };
+  std::vector<LibcCall> libc_calls;
   bool failed = false; ///< an error diagnostic was produced
 };
 

@@ -132,6 +132,14 @@ Target LoopLowering::row_vector_variable(const VarDecl* vd) const {
 /// The array target of a plain container of type `type` (its name still unset), or none.
 Target LoopLowering::container_target(QualType type) const {
   Target t;
+  t.element = pointer_table_element(ctx_, type, t.pointer);
+  if (!t.element.empty()) {
+    t.container = t.pointer == 1 ? "T* table" : "T** table";
+    t.kind = Target::array_k;
+    t.rank = 2;
+    t.row_vector = true;
+    return t;
+  }
   t.element = row_vector_element(ctx_, type);
   if (t.element.empty()) {
     t.element = table_element(ctx_, type);
@@ -196,6 +204,10 @@ void LoopLowering::on_row_vector_use(const Expr* use, const Stmt* parent, const 
   }
   if (t.table) {
     on_table_use(use, parent, t, f);
+    return;
+  }
+  if (t.pointer != 0) {
+    on_pointer_use(use, parent, t, f);
     return;
   }
   if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent);
@@ -489,7 +501,7 @@ namespace {
 /// Whether the container declared as `d` may be an alias of another one (a reference, or not
 /// known: deny by default).
 bool may_name_another(const ValueDecl* d) {
-  return d == nullptr || d->getType()->isReferenceType();
+  return d == nullptr || d->getType()->isReferenceType() || d->getType()->isPointerType();
 }
 
 } // namespace
@@ -532,6 +544,9 @@ void LoopLowering::settle_containers() {
     const bool written = written_containers.count(name) != 0;
     if (!written) {
       block_read_alias(name, written_containers);
+      if (pointer_tables_.count(name) != 0) {
+        block_pointer_read(name); // as for any read through an outside pointer
+      }
       m.accesses.erase(std::remove_if(m.accesses.begin(), m.accesses.end(),
                                       [&](const auto& a) { return a.array == name; }),
                        m.accesses.end());
@@ -542,9 +557,11 @@ void LoopLowering::settle_containers() {
     }
     if (const auto misuse = container_misuse_.find(name); misuse != container_misuse_.end()) {
       const std::string shapes =
-          tables_.count(name) ? "t[row][k], t[row].size() and t.size() in the loop body itself"
-                              : "subscripts v[key * stride + j] (0 <= j < stride) and size() in "
-                                "the loop";
+          pointer_tables_.count(name) != 0
+              ? "subscripts p[key * stride + j] or t[key][j] (0 <= j < the row length)"
+          : tables_.count(name) ? "t[row][k], t[row].size() and t.size() in the loop body itself"
+                                : "subscripts v[key * stride + j] (0 <= j < stride) and size() in "
+                                  "the loop";
       escape(analysis::Escape::Kind::outside_write, misuse->second.first, misuse->second.second,
              "use '" + name + "' only through " + shapes + ", or make it a rotor::DistArray");
     }
@@ -555,7 +572,10 @@ void LoopLowering::settle_containers() {
     }
     const auto stride = row_strides_.find(name);
     std::string view;
-    if (tables_.count(name)) {
+    const auto pointer = pointer_tables_.find(name);
+    if (pointer != pointer_tables_.end()) {
+      view = container_misuse_.count(name) != 0 ? "" : pointer_table_view(name, expression);
+    } else if (tables_.count(name)) {
       view = "::rotor::codegen::stage_table(" + expression + ")";
     } else if (eigen_arrays_.count(name)) {
       view = "::rotor::codegen::adopt_matrix(" + expression + ")";
@@ -563,7 +583,9 @@ void LoopLowering::settle_containers() {
       view = "::rotor::codegen::adopt_rows(" + expression + ", " +
              analysis::offset_text(stride->second, analysis::OffsetStyle::cpp) + ")";
     }
-    out_.row_vectors.push_back({name, view, tables_.count(name) != 0});
+    const bool staged = tables_.count(name) != 0 ||
+                        (pointer != pointer_tables_.end() && pointer->second.depth == 2);
+    out_.row_vectors.push_back({name, view, staged});
   }
 }
 

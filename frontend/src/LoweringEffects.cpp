@@ -261,10 +261,20 @@ Target LoopLowering::pointee_of(const Expr* e, Frame& f) {
     return unknown_target(d->getNameAsString(), t.kind == Target::outer_k);
   }
   if (const auto* me = dyn_cast<MemberExpr>(e)) {
+    if (const Target t = target_of(me, f); t.kind == Target::array_k && t.pointer != 0) {
+      return t; // a pointer table member of the loop's object (LoweringPointerTables.cpp)
+    }
     return unknown_target(me->getMemberDecl()->getNameAsString(), true);
   }
   if (const auto* call = dyn_cast<CallExpr>(e)) {
     return through_pointer(call_result_root(call, f));
+  }
+  if (const auto* ase = dyn_cast<ArraySubscriptExpr>(e)) {
+    // `t[w]` of a T** table: the row pointer points into the table (the access is recorded)
+    if (const Target t = pointee_of(ase->getBase(), f);
+        t.kind == Target::array_k && t.pointer == 2) {
+      return t;
+    }
   }
   return unknown_target(text_of(e), false);
 }
@@ -519,13 +529,22 @@ bool LoopLowering::check_call(const CallExpr* call, const FunctionDecl* fd, Fram
       return false;
     }
   }
+  if (md == nullptr && on_libc_generator_call(call, fd)) {
+    return true; // private(random) / private(rand): a per-worker generator (Privatisation.cpp)
+  }
   if (md == nullptr && !fd->isOverloadedOperator() && !is_eigen_decl(fd) &&
       !is_known_pure_function(fd)) {
+    const std::string name = fd->getNameAsString();
     escape(analysis::Escape::Kind::unknown_call,
-           "call to '" + fd->getNameAsString() +
+           "call to '" + name +
                "', which Rotor does not know to be free of hidden state (known-pure list: "
                "docs/design/dependence-model.md)",
-           call->getBeginLoc());
+           call->getBeginLoc(),
+           name == "random" || name == "rand"
+               ? "add private(" + name +
+                     ") to the pragma to give each worker its own generator "
+                     "(the loop is then no longer serial-equivalent)"
+               : std::string());
     return false;
   }
   check_call_arguments(call, fd, f);

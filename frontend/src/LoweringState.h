@@ -118,6 +118,7 @@ struct Target {
   std::string container;  ///< row vector: "std::vector", "std::array" or "Eigen::Matrix"
   char eigen = 0;         ///< Eigen::Matrix: 'R' row-major, 'C' column-major, 'V' vector
   bool table = false;     ///< a std::vector<std::vector<T>>: rows `t[row][k]`, staged per loop
+  int pointer = 0;        ///< a raw pointer table: 1 `T* p` (rows `p[row * stride + j]`), 2 `T** t`
 };
 
 class LoopLowering;
@@ -262,11 +263,21 @@ private:
   bool column_in_row(const Expr* column, const Offset& stride, Frame& f);
   void misused_container(const Target& t, const std::string& how, SourceLocation at);
   void settle_containers();
+  // ---- raw pointer tables T* / T** (LoweringPointerTables.cpp) ------------------------------
+  void on_pointer_use(const Expr* use, const Stmt* parent, const Target& t, Frame& f);
+  bool pointer_column(const Expr* column, Frame& f, Offset& length, const ForStmt*& loop);
+  bool reached_every_iteration(const Expr* access, Frame& f, const ForStmt* column_loop) const;
+  void note_pointer_row(const Target& t, const Sym& row, const std::string& text,
+                        const Offset& reach, const ForStmt* column_loop, const Expr* access,
+                        Frame& f);
+  std::string pointer_table_view(const std::string& name, const std::string& expression);
+  void block_pointer_read(const std::string& name);
   void block_read_alias(const std::string& read, const std::set<std::string>& written);
 
   // ---- per-worker copies (Privatisation.cpp) ------------------------------------------------
   void find_privates();
   bool is_private_here(const ValueDecl* d, SourceLocation use) const;
+  bool on_libc_generator_call(const CallExpr* call, const FunctionDecl* fd);
 
   // ---- deny by default (LoweringEffects.cpp) ----------------------------------------------
   Target root_of(const Expr* e, Frame& f);
@@ -321,6 +332,24 @@ private:
   std::map<std::string, std::string> row_expressions_;
   std::set<std::string> eigen_arrays_; ///< the containers that are Eigen matrices
   std::set<std::string> tables_;       ///< the containers that are vectors of vectors
+  /// Raw pointer tables: their depth (1 `T*`, 2 `T**`), row length, the rows the loop reaches
+  /// in every iteration (with whether an access there reaches the row's last element), and the
+  /// first reason their extent cannot be bounded (docs/design/containers.md, "Pointer tables").
+  struct PointerRow {
+    Sym row;
+    Offset reach; ///< how much of the row the access proves is there (-1: nothing)
+    std::string text;
+    SourceLocation at;
+  };
+  struct PointerTable {
+    int depth = 0;
+    bool has_length = false;
+    Offset length;
+    std::vector<PointerRow> rows;
+    std::string unbounded;
+    SourceLocation unbounded_at;
+  };
+  std::map<std::string, PointerTable> pointer_tables_;
   std::map<std::string, std::pair<std::string, SourceLocation>> container_misuse_;
   /// Each container's declaration (nullptr: not known), element type and first use.
   struct ContainerIdentity {
@@ -330,5 +359,6 @@ private:
   };
   std::map<std::string, ContainerIdentity> container_identities_;
   std::set<const ValueDecl*> privates_; ///< scratch buffers and `private(...)` variables
+  std::set<std::string> libc_privates_; ///< `private(random)` / `private(rand)`: libc generators
 };
 } // namespace rotor::frontend::lowering

@@ -336,6 +336,14 @@ void LoopLowering::find_privates() {
   };
   for (const std::string& name : pragma_.privates) {
     const std::vector<const VarDecl*> vars = outside_variables_named(loop_, name, sm_);
+    if (vars.empty() && (name == "random" || name == "rand")) {
+      // libc's generator (hidden state): each worker gets its own (Private.h, LibcPrivate)
+      if (libc_privates_.insert(name).second) {
+        out_.model.privates.push_back({name, true, loc_of(pragma_.hash), true});
+        out_.libc_generators.push_back(name);
+      }
+      continue;
+    }
     if (vars.empty()) {
       error(pragma_.hash,
             "private(" + name + "): the loop names no variable '" + name + "' declared outside it");
@@ -356,6 +364,32 @@ void LoopLowering::find_privates() {
   for (const PrivateVariable& p : find_scratch_buffers(ctx_, loop_)) {
     add(p.var, false, p.first_use);
   }
+}
+
+/// A call to libc's `random()` or `rand()` in a loop whose pragma names it in `private(...)`:
+/// accepted (each worker draws from its own generator) when rotor-cc can rewrite the call, that is
+/// when it is written in the main file; the call is recorded for the rewrite. False: not such a
+/// call (the caller goes on with its checks).
+bool LoopLowering::on_libc_generator_call(const CallExpr* call, const FunctionDecl* fd) {
+  const std::string name = fd->getNameAsString();
+  if (libc_privates_.count(name) == 0 || fd->getNumParams() != 0 ||
+      !fd->getDeclContext()->getRedeclContext()->isTranslationUnit() ||
+      !sm_.isInSystemHeader(fd->getLocation())) {
+    return false;
+  }
+  const Expr* callee = call->getCallee()->IgnoreParenImpCasts();
+  const SourceLocation at = callee->getBeginLoc();
+  if (at.isMacroID() || !sm_.isWrittenInMainFile(at)) {
+    escape(analysis::Escape::Kind::unknown_call,
+           "call to '" + name + "' outside the file rotor-cc compiles (or in a macro): private(" +
+               name + ") rewrites only the calls written in this file",
+           call->getBeginLoc());
+    return true;
+  }
+  out_.libc_calls.push_back({callee->getSourceRange(), name == "random"
+                                                           ? "::rotor::codegen::worker_random"
+                                                           : "::rotor::codegen::worker_rand"});
+  return true;
 }
 
 bool LoopLowering::is_private_here(const ValueDecl* d, SourceLocation use) const {

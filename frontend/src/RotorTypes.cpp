@@ -114,6 +114,26 @@ std::string table_element(const ASTContext& ctx, QualType t) {
   return row_vector_element(ctx, row);
 }
 
+std::string pointer_table_element(const ASTContext& ctx, QualType t, int& depth) {
+  depth = 0;
+  t = t.getNonReferenceType().getCanonicalType();
+  if (!t->isPointerType()) {
+    return "";
+  }
+  const QualType pointee = t->getPointeeType();
+  if (std::string element = supported_element(ctx, pointee); !element.empty()) {
+    depth = 1;
+    return element;
+  }
+  if (pointee->isPointerType() && !pointee.isConstQualified()) {
+    if (std::string element = supported_element(ctx, pointee->getPointeeType()); !element.empty()) {
+      depth = 2;
+      return element;
+    }
+  }
+  return "";
+}
+
 char eigen_layout(const ASTContext& ctx, QualType t, std::string& element) {
   const auto* spec = specialization_of(t);
   if (spec == nullptr ||

@@ -23,6 +23,10 @@ std::string row_vector_element(const clang::ASTContext& ctx, clang::QualType t);
 /// T as written for a `std::vector<std::vector<T>>` (a table of rows; T as for
 /// row_vector_element); otherwise "".
 std::string table_element(const clang::ASTContext& ctx, clang::QualType t);
+/// A raw pointer table (docs/design/containers.md, "Pointer tables"): `T*` (depth 1, rows of a
+/// flat array) or `T**` (depth 2, one allocation per row), T as for row_vector_element (not
+/// const): T as written; otherwise "" (depth 0).
+std::string pointer_table_element(const clang::ASTContext& ctx, clang::QualType t, int& depth);
 /// "std::vector" or "std::array" for a type row_vector_element accepts.
 std::string row_container_name(clang::QualType t);
 /// An `Eigen::Matrix<T, ...>` with T as for row_vector_element: 'R' (row-major matrix), 'C'

@@ -59,7 +59,9 @@ Kind runnable_kind(const codegen::LoopSpec& spec, SpaceAccess& space, bool array
   const bool needs_fields = spec.kind == Kind::one_d || spec.kind == Kind::rotation ||
                             spec.kind == Kind::wavefront || spec.kind == Kind::unimodular;
   if (arrays_alias) {
-    note("rotor: " + loop_where(spec) + ": two bound arrays are the same object; running serially");
+    note("rotor: " + loop_where(spec) +
+         ": two bound arrays share memory (or rows of a pointer table are null or shared); "
+         "running serially");
     return Kind::serial;
   }
   if (needs_fields && partition_fields(spec, space).empty()) {

@@ -5,6 +5,7 @@
 #include "rotor/distarray/DistArray.h"
 #include "rotor/runtime/detail/Engine.h"
 #include "rotor/runtime/detail/LoopFrame.h"
+#include "rotor/runtime/detail/PointerTables.h"
 #include "rotor/runtime/detail/Watchdog.h"
 
 #include "BufferedFlush.h"
@@ -164,6 +165,39 @@ bool arrays_alias(LoopFrame& frame) {
     }
   }
   return false;
+}
+
+/// The rows of the staged `T**` tables alive on this thread (PointerTable.h) overlap each other
+/// or a bound array's memory, or a reached row is null: the tables then give the body their own
+/// rows and the loop runs serially (runnable_kind's note says so). Staged arrays never overlap
+/// (they are the copies), so a bound view of a plain container or a DistArray is what a row can
+/// share.
+bool pointer_rows_alias(LoopFrame& frame) {
+  auto& tables = detail::live_pointer_tables();
+  if (tables.empty()) {
+    return false;
+  }
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges;
+  bool alias = false;
+  for (const detail::PointerTableRows* t : tables) {
+    alias = alias || t->in_place;
+    ranges.insert(ranges.end(), t->rows.begin(), t->rows.end());
+  }
+  for (const auto& a : LoopFrameAccess::arrays(frame)) {
+    if (const auto bytes = array_bytes(a.binding); bytes.first != bytes.second) {
+      ranges.push_back(bytes);
+    }
+  }
+  std::sort(ranges.begin(), ranges.end());
+  for (std::size_t i = 1; i < ranges.size() && !alias; ++i) {
+    alias = ranges[i].first < ranges[i - 1].second;
+  }
+  if (alias) {
+    for (detail::PointerTableRows* t : tables) {
+      t->in_place = true;
+    }
+  }
+  return alias;
 }
 
 /// Per slot: the array objects (private copies of buffered arrays) and the reduction partials.
@@ -380,7 +414,8 @@ void run_erased_loop(const codegen::LoopSpec& spec, SpaceAccess& space, LoopFram
       return;
     }
   }
-  ExecutionInfo info = plan_execution(spec, space, arrays_alias(frame));
+  ExecutionInfo info =
+      plan_execution(spec, space, pointer_rows_alias(frame) || arrays_alias(frame));
   const bool serial = info.kind == codegen::Kind::serial;
   std::vector<bool> buffered(n_arrays);
   std::size_t bound_bytes = 0, buffered_bytes = 0;

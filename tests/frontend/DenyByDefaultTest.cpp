@@ -140,14 +140,21 @@ struct M { float* raw = nullptr;
 #pragma rotor parallel_for
     for (const Rating& r : d) { raw[r.user] += 1; }
   } };)",
-     "writes through 'raw'"},
+     nullptr}, // a T* table of rows of one element (docs/design/containers.md, "Pointer tables")
+    {"member_raw_pointer_conditional", R"(
+struct M { float* raw = nullptr;
+  void train(Data& d) {
+#pragma rotor parallel_for
+    for (const Rating& r : d) { if (r.value > 0) { raw[r.user] += 1; } }
+  } };)",
+     "the extent of 'raw' (a T* table) cannot be bounded"},
     {"member_int_table", R"(
 struct M { int** nw = nullptr;
   void train(Data& d) {
 #pragma rotor parallel_for
     for (const Rating& r : d) { nw[r.user][r.item]++; }
   } };)",
-     "whose target Rotor cannot tell"},
+     "its column 'r.item' is neither a constant nor the counter"},
     {"helper_through_this", R"(
 struct M { std::vector<int> counts;
   void bump(int u) { counts[u] += 1; }
@@ -164,14 +171,21 @@ void f(Data& d, float* W) {
 #pragma rotor parallel_for
   for (const Rating& r : d) { W[r.user] += r.value; }
 })",
-     "writes through 'W'"},
+     nullptr}, // a T* table, viewed in place
+    {"raw_pointer_parameter_to_helper", R"(
+static void add(float* p, int i, float v) { p[i] += v; }
+void f(Data& d, float* W) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { add(W, r.user, r.value); }
+})",
+     "'W' (a T* table) is used other than by subscript"},
     {"pointer_taken_before_the_loop", R"(
 void f(Data& d, Mat& A) {
   float* base = &A(0, 0);
 #pragma rotor parallel_for
   for (const Rating& r : d) { base[r.item * 2] -= 1; }
 })",
-     "writes through 'base'"},
+     "the extent of 'base' (a T* table) cannot be bounded"},
     {"read_through_outside_pointer", R"(
 void f(Data& d, Mat& A, const float* p) {
 #pragma rotor parallel_for

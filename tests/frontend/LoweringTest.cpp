@@ -416,6 +416,86 @@ TEST(Lowering, TableMisuseStaysSerial) {
   EXPECT_EQ(r.rewritten.find("stage_table"), std::string::npos);
 }
 
+// Raw pointer tables (docs/design/containers.md, "Pointer tables"): `int** nw` indexed
+// nw[key][k] inside 'for k < K' is staged; `float* W` indexed W[key * K + k] and `long* b`
+// indexed b[key] are views; their rows are counted from the loop's Dataset.
+TEST(Lowering, PointerTablesAreRowArrays) {
+  FileResult r = lower(R"(
+void f(rotor::Dataset<Rating>& ratings, int** nw, float* W, long* b, int K) {
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) {
+    for (int k = 0; k < K; ++k) {
+      nw[r.item][k] += 1;
+      W[r.user * K + k] *= 0.5f;
+    }
+    b[r.user + 1] += 1;
+  }
+}
+)");
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  const auto& m = r.loops[0].model;
+  ASSERT_EQ(m.arrays.size(), 3u);
+  for (const auto& a : m.accesses) {
+    EXPECT_EQ(a.subscripts[0].kind, Subscript::Kind::key) << a.text;
+    EXPECT_EQ(a.subscripts[1].kind, Subscript::Kind::whole) << a.text;
+  }
+  EXPECT_EQ(r.loops[0].plan.kind, rotor::analysis::PlanKind::rotation);
+  EXPECT_NE(r.rewritten.find("auto rotor_view_nw = ::rotor::codegen::stage_pointer_table(nw, "
+                             "static_cast<std::int64_t>(K), "
+                             "{::rotor::codegen::rows_of_key(ratings, &Rating::item, 0)});"),
+            std::string::npos)
+      << r.rewritten;
+  EXPECT_NE(r.rewritten.find("auto rotor_view_W = ::rotor::codegen::adopt_pointer_rows(W, "
+                             "static_cast<std::int64_t>(K), "
+                             "{::rotor::codegen::rows_of_key(ratings, &Rating::user, 0)});"),
+            std::string::npos);
+  EXPECT_NE(r.rewritten.find("::rotor::codegen::adopt_pointer_rows(b, 1, "
+                             "{::rotor::codegen::rows_of_key(ratings, &Rating::user, 1)})"),
+            std::string::npos);
+  EXPECT_NE(
+      r.rewritten.find("auto nw = ::rotor::codegen::staged_rows(rotor_view_nw, rotor_table_nw);"),
+      std::string::npos);
+}
+
+// A pointer table whose extent the accesses do not bound, or used other than by subscript: the
+// loop is serial and binds nothing.
+TEST(Lowering, UnboundedPointerTablesStaySerial) {
+  const std::vector<std::string> cases = {
+      "if (r.value > 0) { W[r.user] += 1; }",       // not in every iteration
+      "if (r.item == 0) continue; W[r.user] += 1;", // may end early
+      "nw[r.user][r.item] += 1;",                   // column is data
+      "for (int k = 0; k < K; ++k) { nw[r.user][k] += 1; } nw[r.item][7] += 1;", // K vs 8
+      "W[ids[r.user]] += 1;",                                                    // row from data
+      "W[r.user * K] += 1;",                                // column 0 of K: length unproven
+      "W[r.user] += 1; g(W, r.user);",                      // passed to a helper
+      "int* row = nw[r.user]; row[0] += 1;",                // a row pointer kept
+      "W[r.user] += 1; *W = 0.0f;",                         // other use
+      "for (int it = 0; it < 2; ++it) { W[r.user] += 1; }", // a loop other than the column's
+      "W[r.user] += x[r.item];",                            // reads another pointer
+  };
+  std::string source = "void g(float* p, int i) { p[i] = 1.0f; }\n";
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    source += "void f" + std::to_string(i) +
+              "(rotor::Dataset<Rating>& ratings, int** nw, float* W, const int* ids, float* x, "
+              "int K) {\n"
+              "#pragma rotor parallel_for\n"
+              "  for (const Rating& r : ratings) {\n    " +
+              cases[i] + "\n  }\n}\n";
+  }
+  FileResult r = lower(source);
+  for (const auto& d : r.diagnostics) {
+    ADD_FAILURE() << d.message;
+  }
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(r.loops[i].plan.kind, rotor::analysis::PlanKind::serial) << cases[i];
+  }
+  EXPECT_EQ(r.rewritten.find("stage_pointer_table"), std::string::npos);
+  EXPECT_EQ(r.rewritten.find("adopt_pointer_rows"), std::string::npos);
+}
+
 // A reference declared outside the loop is not followed: one that may point into an array the
 // loop writes blocks it (an element, a container only read); one to a plain variable's field, or
 // to a container the loop writes (bound: the runtime sees its memory), does not.

@@ -265,4 +265,48 @@ void f(Data& d, Mat& W) {
   EXPECT_TRUE(named);
 }
 
+// private(random) / private(rand): libc's generators per worker. The calls in the body and in a
+// helper it calls are rewritten to the runtime's worker_random / worker_rand (libc outside such a
+// loop); a call the clause does not name, or srandom(), still blocks.
+TEST(PrivateClause, LibcGenerators) {
+  const FileResult r = rotor::frontend::process_source(std::string(kPrelude) + R"(
+#include <cstdlib>
+static long noise() { return random() % 7; }
+void f(Data& d, Mat& W) {
+#pragma rotor parallel_for private(random, rand)
+  for (const Rating& r : d) { W(r.user, 0) += noise() + std::rand() % 3 + random() % 5; } }
+void g(Data& d, Mat& W) {
+#pragma rotor parallel_for
+  for (const Rating& r : d) { W(r.user, 0) += noise(); } }
+void h(Data& d, Mat& W) {
+#pragma rotor parallel_for private(rand)
+  for (const Rating& r : d) { W(r.user, 0) += random() % 5; } }
+void k(Data& d, Mat& W) {
+#pragma rotor parallel_for private(random)
+  for (const Rating& r : d) { W(r.user, 0) += random() % 5; srandom(3); } }
+)",
+                                                       "t.cpp", options());
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 4u);
+  EXPECT_NE(r.loops[0].plan.kind, PlanKind::serial) << r.loops[0].plan.reason;
+  EXPECT_FALSE(r.loops[0].model.serial_equivalent());
+  ASSERT_EQ(r.loops[0].model.privates.size(), 2u);
+  EXPECT_TRUE(r.loops[0].model.privates[0].libc);
+  for (std::size_t i = 1; i < 4; ++i) {
+    EXPECT_EQ(r.loops[i].plan.kind, PlanKind::serial) << i;
+  }
+  EXPECT_NE(r.loops[1].plan.reason.find("call to 'random'"), std::string::npos);
+  EXPECT_NE(r.loops[2].plan.reason.find("call to 'random'"), std::string::npos);
+  EXPECT_NE(r.loops[3].plan.reason.find("call to 'srandom'"), std::string::npos);
+  const std::string& out = r.rewritten;
+  EXPECT_NE(out.find("static long noise() { return ::rotor::codegen::worker_random() % 7; }"),
+            std::string::npos);
+  EXPECT_NE(out.find("::rotor::codegen::worker_rand() % 3 + ::rotor::codegen::worker_random() % 5"),
+            std::string::npos);
+  EXPECT_NE(out.find("::rotor::codegen::LibcPrivate rotor_private_libc_random("
+                     "::rotor::codegen::LibcPrivate::random_k);"),
+            std::string::npos);
+  EXPECT_NE(out.find("/*private_state*/ {\"random\", \"rand\"}"), std::string::npos);
+}
+
 } // namespace

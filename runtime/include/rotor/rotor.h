@@ -16,6 +16,7 @@
 #include "rotor/runtime/Codegen.h"
 #include "rotor/runtime/ContainerView.h"
 #include "rotor/runtime/DeviceLoop.h"
+#include "rotor/runtime/PointerTable.h"
 #include "rotor/runtime/Metrics.h"
 #include "rotor/runtime/Private.h"
 #include "rotor/runtime/RunLoop.h"

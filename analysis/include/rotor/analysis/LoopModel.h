@@ -107,6 +107,8 @@ struct Private {
   /// whole before reading it (privatised automatically, still serial-equivalent).
   bool from_clause = false;
   SourceLoc loc;
+  /// `private(random)` / `private(rand)`: libc's generator, one per worker (not a variable).
+  bool libc = false;
 };
 
 /// Something the loop does that the analysis cannot reason about; any escape makes the plan

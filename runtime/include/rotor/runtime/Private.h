@@ -25,6 +25,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <iterator>
 #include <memory>
 #include <mutex>
@@ -143,5 +144,63 @@ private:
   std::vector<std::pair<int, Holder*>> slow_;
   std::vector<std::unique_ptr<Holder>> owned_;
 };
+
+/// `private(random)` / `private(rand)`: libc's generator, one per worker, for the length of one
+/// loop (rotor-cc declares one before the loop's run_loop call and rewrites the `random()` /
+/// `rand()` calls of the body and of the helpers it calls into worker_random() / worker_rand()).
+/// The documented seed sequence: when the loop starts, libc's generator is drawn once (d =
+/// random(), or rand()); worker slot s of rank r then draws from a std::mt19937 seeded with
+/// std::seed_seq{lo, hi, r, s}, where lo and hi are the low and high 32 bits of the first output
+/// of std::mt19937(d) (WorkerCopies' re-seeding), each draw being the generator's output >> 1 (a
+/// value in [0, 2^31 - 1], as glibc's random() and rand()). libc's own generator advances by that
+/// one draw per execution of the loop.
+class LibcPrivate {
+public:
+  enum Which { random_k, rand_k };
+  explicit LibcPrivate(Which which)
+      : which_(which), base_(first_draw(which)), copies_(base_, true),
+        previous_(active(which).exchange(this)) {}
+  ~LibcPrivate() { active(which_).store(previous_); }
+  LibcPrivate(const LibcPrivate&) = delete;
+  LibcPrivate& operator=(const LibcPrivate&) = delete;
+
+  /// The calling worker's next draw.
+  std::uint32_t draw() { return static_cast<std::uint32_t>(copies_.local()() >> 1); }
+
+  /// The generator of the loop running now with private(random) (or rand), or nullptr.
+  static std::atomic<LibcPrivate*>& active(Which which) {
+    static std::atomic<LibcPrivate*> now[2] = {nullptr, nullptr};
+    return now[which];
+  }
+
+private:
+  static std::mt19937::result_type first_draw(Which which) {
+    return static_cast<std::mt19937::result_type>(which == random_k ? ::random() : std::rand());
+  }
+
+  Which which_;
+  std::mt19937 base_;
+  WorkerCopies<std::mt19937> copies_;
+  LibcPrivate* previous_;
+};
+
+/// `random()` as rewritten by rotor-cc: the worker's generator inside a loop body of a
+/// `private(random)` loop, libc's everywhere else.
+inline long worker_random() {
+  LibcPrivate* p = LibcPrivate::active(LibcPrivate::random_k).load(std::memory_order_acquire);
+  if (p != nullptr && detail::current_worker_slot() >= 0) {
+    return static_cast<long>(p->draw());
+  }
+  return ::random();
+}
+
+/// `rand()` as rewritten by rotor-cc (see worker_random).
+inline int worker_rand() {
+  LibcPrivate* p = LibcPrivate::active(LibcPrivate::rand_k).load(std::memory_order_acquire);
+  if (p != nullptr && detail::current_worker_slot() >= 0) {
+    return static_cast<int>(p->draw() % (static_cast<std::uint32_t>(RAND_MAX) + 1u));
+  }
+  return std::rand();
+}
 
 } // namespace rotor::codegen

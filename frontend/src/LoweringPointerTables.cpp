@@ -1,0 +1,349 @@
+// Raw pointer tables as parameter arrays (docs/design/containers.md, "Pointer tables"): a `T* p`
+// indexed `p[row * stride + j]` (rows of a flat array, like a std::vector) and a `T** t` indexed
+// `t[row][k]` (one allocation per row). Nothing in the type says how many rows there are or how
+// long a row is, so the analysis bounds both from the accesses: the row length is the stride, or
+// the bound of the column loop `for (k = 0; k < K; ++k)` (or a constant column + 1), and the rows
+// are those the records' keys (or constants) name. That is sound only for accesses the serial
+// program makes in every iteration: an access under a condition, in a helper, or in a loop other
+// than the column loop leaves the extent unbounded and the loop serial, as does any use of the
+// pointer other than these subscripts.
+
+#include "LoweringState.h"
+#include "RotorTypes.h"
+#include "rotor/analysis/Format.h"
+
+#include <algorithm>
+
+namespace rotor::frontend::lowering {
+
+namespace {
+
+/// `e` without parentheses and implicit casts.
+const Expr* bare(const Expr* e) {
+  return e == nullptr ? nullptr : e->IgnoreParenImpCasts();
+}
+
+/// The parent of `s`, skipping parentheses and implicit casts.
+const Stmt* parent_skipping_casts(const Stmt* s, const ParentMap& parents, const Stmt*& child) {
+  child = s;
+  const Stmt* p = parents.getParent(s);
+  while (p != nullptr && isa<ParenExpr, ImplicitCastExpr>(p)) {
+    child = p;
+    p = parents.getParent(p);
+  }
+  return p;
+}
+
+/// True when `s` holds a statement that can end an iteration early (return, continue, break,
+/// goto, throw): then no access after it is made in every iteration.
+bool may_leave_early(const Stmt* s) {
+  if (s == nullptr || isa<LambdaExpr>(s)) {
+    return false;
+  }
+  if (isa<ReturnStmt, ContinueStmt, BreakStmt, GotoStmt, IndirectGotoStmt, CXXThrowExpr>(s)) {
+    return true;
+  }
+  for (const Stmt* child : s->children()) {
+    if (may_leave_early(child)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string reach_text(const Sym& row, const std::string& range, const std::string& record,
+                       const analysis::LoopModel& m) {
+  if (row.kind == Subscript::Kind::key && row.offset.is_numeric() && row.field >= 0) {
+    return "::rotor::codegen::rows_of_key(" + range + ", &" + record +
+           "::" + m.fields[static_cast<std::size_t>(row.field)] + ", " +
+           std::to_string(row.offset.value) + ")";
+  }
+  if (row.kind == Subscript::Kind::constant && row.offset.is_numeric() && row.offset.value >= 0) {
+    return "::rotor::codegen::rows_of_constant(" + std::to_string(row.offset.value) + ")";
+  }
+  return "";
+}
+
+std::string describe_use(const Target& t, const std::string& what) {
+  return "'" + t.array + "' (a " + t.container + ") is used other than by subscript (" + what + ")";
+}
+
+} // namespace
+
+/// A use of pointer table `t`: `p[index]` (T*) or `t[row][column]` (T**) is an access; anything
+/// else (the pointer passed to a function, `*p`, `p + i`, a row pointer kept) is a misuse, and
+/// counts as a write: the pointer may reach any element from there.
+void LoopLowering::on_pointer_use(const Expr* use, const Stmt* /*parent*/, const Target& t,
+                                  Frame& f) {
+  PointerTable& table = pointer_tables_[t.array];
+  table.depth = t.pointer;
+  const Stmt* child = nullptr;
+  const Stmt* p = parent_skipping_casts(use, *f.parents, child);
+  const auto* row = dyn_cast_or_null<ArraySubscriptExpr>(p);
+  if (row == nullptr || row->getBase()->IgnoreParenImpCasts() != use->IgnoreParenImpCasts()) {
+    misused_container(t, describe_use(t, text_of(use)), use->getBeginLoc());
+    add_access(t, true, {}, use);
+    return;
+  }
+  if (t.pointer == 1) {
+    const std::vector<Subscript> subs = row_vector_subscripts(row->getIdx(), t, f);
+    const UseInfo u = classify(row, f);
+    add_access(t, u.use != Use::read && u.use != Use::alias_init, subs, row);
+    if (u.use == Use::address || u.use == Use::alias_init) {
+      misused_container(t, describe_use(t, text_of(row) + ", its address or a reference to it"),
+                        row->getBeginLoc());
+    }
+    const auto stride = row_strides_.find(t.array);
+    Offset reach;
+    const ForStmt* loop = nullptr;
+    reach.value = -1; // covers the row's last element: set below
+    if (stride != row_strides_.end() && subs.front().kind != Subscript::Kind::unknown) {
+      Offset length;
+      const Expr* column = nullptr;
+      const Expr* index = bare(row->getIdx());
+      const auto is_product = [](const Expr* e) {
+        const auto* mul = dyn_cast<BinaryOperator>(bare(e));
+        return mul != nullptr && mul->getOpcode() == BO_Mul;
+      };
+      if (const auto* add = dyn_cast<BinaryOperator>(index);
+          add != nullptr && add->getOpcode() == BO_Add &&
+          (is_product(add->getLHS()) || is_product(add->getRHS()))) {
+        column = is_product(add->getRHS()) ? add->getLHS() : add->getRHS();
+      }
+      if (column == nullptr) {
+        if (stride->second.is_numeric() && stride->second.value == 1) {
+          reach = stride->second;
+        }
+      } else if (pointer_column(column, f, length, loop) && length == stride->second) {
+        reach = length;
+      }
+    }
+    Sym row_sym;
+    row_sym.kind = subs.front().kind;
+    row_sym.field = subs.front().field;
+    row_sym.offset = subs.front().offset;
+    note_pointer_row(t, row_sym, text_of(row), reach, loop, row, f);
+    return;
+  }
+  const Stmt* element_child = nullptr;
+  const auto* element =
+      dyn_cast_or_null<ArraySubscriptExpr>(parent_skipping_casts(row, *f.parents, element_child));
+  if (element == nullptr || element->getBase()->IgnoreParenImpCasts() != row) {
+    misused_container(t, describe_use(t, text_of(row) + ", a row pointer"), row->getBeginLoc());
+    add_access(t, true, {}, row);
+    return;
+  }
+  const UseInfo u = classify(element, f);
+  const Sym r = eval(row->getIdx(), f);
+  add_access(
+      t, u.use != Use::read && u.use != Use::alias_init,
+      {to_subscript(r, text_of(row->getIdx())), Subscript::whole(text_of(element->getIdx()))},
+      element);
+  if (u.use == Use::address || u.use == Use::alias_init) {
+    misused_container(t, describe_use(t, text_of(element) + ", its address or a reference to it"),
+                      element->getBeginLoc());
+  }
+  Offset length;
+  const ForStmt* loop = nullptr;
+  if (!pointer_column(element->getIdx(), f, length, loop)) {
+    if (table.unbounded.empty()) {
+      table.unbounded = "its column '" + text_of(element->getIdx()) +
+                        "' is neither a constant nor the counter of a loop 'for (k = 0; k < K; "
+                        "++k)' around the access";
+      table.unbounded_at = element->getBeginLoc();
+    }
+    return;
+  }
+  if (!table.has_length) {
+    table.length = length;
+    table.has_length = true;
+  } else if (table.length.is_numeric() && length.is_numeric()) {
+    table.length.value = std::max(table.length.value, length.value);
+  } else if (table.length != length && table.unbounded.empty()) {
+    table.unbounded = "its columns have bounds Rotor cannot compare (" +
+                      analysis::offset_text(table.length, analysis::OffsetStyle::words) + " and " +
+                      analysis::offset_text(length, analysis::OffsetStyle::words) + ")";
+    table.unbounded_at = element->getBeginLoc();
+  }
+  note_pointer_row(t, r, text_of(element), length, loop, element, f);
+}
+
+/// The row length column `column` proves: a constant c >= 0 gives c + 1; the counter of an
+/// enclosing `for (k = 0; k < K; ++k)` (nothing else changes k) gives K (`loop` is that loop).
+bool LoopLowering::pointer_column(const Expr* column, Frame& f, Offset& length,
+                                  const ForStmt*& loop) {
+  loop = nullptr;
+  const Sym value = eval(column, f);
+  if (value.kind == Subscript::Kind::constant && value.offset.is_numeric()) {
+    length = Offset{};
+    length.value = value.offset.value + 1;
+    return value.offset.value >= 0;
+  }
+  const auto* dre = dyn_cast_or_null<DeclRefExpr>(bare(column));
+  const auto* k = dre == nullptr ? nullptr : dyn_cast<VarDecl>(dre->getDecl());
+  const auto it = k == nullptr ? induction_loops_.end() : induction_loops_.find(k);
+  if (it == induction_loops_.end() || k->getInit() == nullptr) {
+    return false;
+  }
+  Expr::EvalResult start;
+  const auto* cond = dyn_cast_or_null<BinaryOperator>(it->second->getCond());
+  if (!k->getInit()->EvaluateAsInt(start, ctx_) || start.Val.getInt() != 0 || cond == nullptr ||
+      cond->getOpcode() != BO_LT) {
+    return false;
+  }
+  const Sym bound = eval(cond->getRHS(), f);
+  if (bound.kind != Subscript::Kind::constant ||
+      bound.offset.symbol.find('@') != std::string::npos ||
+      !column_in_row(column, bound.offset, f)) {
+    return false;
+  }
+  length = bound.offset;
+  loop = it->second;
+  return true;
+}
+
+/// True when the serial program makes `access` in every iteration of the loop (so the rows and
+/// row lengths it names are memory the program owns): in the loop body itself, with nothing that
+/// ends an iteration early, and under no condition, short-circuit, lambda or loop other than
+/// `column_loop` (which runs whenever the row is not empty).
+bool LoopLowering::reached_every_iteration(const Expr* access, Frame& f,
+                                           const ForStmt* column_loop) const {
+  if (&f != body_frame_ || may_leave_early(loop_.getBody())) {
+    return false;
+  }
+  const Stmt* child = access;
+  for (const Stmt* p = f.parents->getParent(access); p != nullptr;
+       child = p, p = f.parents->getParent(p)) {
+    if (p == loop_.getBody()) {
+      return true;
+    }
+    if (const auto* co = dyn_cast<AbstractConditionalOperator>(p)) {
+      if (child != co->getCond()) {
+        return false;
+      }
+    } else if (const auto* bo = dyn_cast<BinaryOperator>(p)) {
+      if (bo->isLogicalOp() && child != bo->getLHS()) {
+        return false;
+      }
+    } else if (const auto* is = dyn_cast<IfStmt>(p)) {
+      if (child != is->getCond() && child != is->getInit()) {
+        return false;
+      }
+    } else if (const auto* fs = dyn_cast<ForStmt>(p)) {
+      if (fs != column_loop || child != fs->getBody()) {
+        return false;
+      }
+    } else if (!isa<Expr, CompoundStmt, DeclStmt, NullStmt>(p)) {
+      return false; // while, do, switch, range-for, try, a label, ...
+    }
+  }
+  return false;
+}
+
+/// Records that `access` names row `row` of pointer table `t`, reaching `reach` elements of it
+/// (the row length, when the access proves the row that long); the first access the analysis
+/// cannot use to bound the table's extent leaves it unbounded, with the reason.
+void LoopLowering::note_pointer_row(const Target& t, const Sym& row, const std::string& text,
+                                    const Offset& reach, const ForStmt* column_loop,
+                                    const Expr* access, Frame& f) {
+  PointerTable& table = pointer_tables_[t.array];
+  std::string why;
+  if (!reached_every_iteration(access, f, column_loop)) {
+    why = "'" + text +
+          "' is not made in every iteration (it is under a condition, in a helper, in an inner "
+          "loop other than its column loop, or the body can end an iteration early)";
+  }
+  if (!why.empty()) {
+    if (table.unbounded.empty()) {
+      table.unbounded = why;
+      table.unbounded_at = access->getBeginLoc();
+    }
+    return;
+  }
+  table.rows.push_back({row, reach, text, access->getBeginLoc()});
+}
+
+/// The binding of written pointer table `name` (named `expression` at the loop), or "" after an
+/// escape that says why its extent cannot be bounded.
+std::string LoopLowering::pointer_table_view(const std::string& name,
+                                             const std::string& expression) {
+  PointerTable& table = pointer_tables_[name];
+  const std::string kind = table.depth == 1 ? "a T* table" : "a T** table";
+  const auto unbounded = [&](const std::string& why, SourceLocation at) {
+    escape(analysis::Escape::Kind::outside_write,
+           "the extent of '" + name + "' (" + kind + ") cannot be bounded: " + why, at,
+           "index it as p[key * K + j] / t[key][j] inside 'for (int j = 0; j < K; ++j)' in every "
+           "iteration, or make it a rotor::DistArray or std::vector");
+    return std::string();
+  };
+  if (!table.unbounded.empty()) {
+    return unbounded(table.unbounded, table.unbounded_at);
+  }
+  const Expr* range = bare(loop_.getRangeInit());
+  const bool plain_range =
+      range != nullptr &&
+      (isa<DeclRefExpr>(range) ||
+       (isa<MemberExpr>(range) && isa<CXXThisExpr>(bare(cast<MemberExpr>(range)->getBase()))));
+  if (out_.index_rank != 0 || !plain_range) {
+    return unbounded("its rows are counted from the keys of a Dataset named by a variable, and "
+                     "this loop is over '" +
+                         text_of(loop_.getRangeInit()) + "'",
+                     loop_.getBeginLoc());
+  }
+  const auto stride = row_strides_.find(name);
+  const Offset length =
+      table.depth == 1 && stride != row_strides_.end() ? stride->second : table.length;
+  std::vector<std::string> reaches;
+  for (const PointerRow& r : table.rows) {
+    const std::string reach = reach_text(r.row, text_of(range), out_.record_type, out_.model);
+    if (reach.empty()) {
+      return unbounded("the row of '" + r.text +
+                           "' is not a key field plus a number or a "
+                           "constant",
+                       r.at);
+    }
+    // Some access to the same row must reach its last element (`p[row * K + j]` in 'for (j = 0;
+    // j < K; ++j)', or the constant column K - 1): that proves the whole row is the program's.
+    const bool whole_row = std::any_of(table.rows.begin(), table.rows.end(), [&](const auto& o) {
+      return o.row.kind == r.row.kind && o.row.field == r.row.field &&
+             o.row.offset == r.row.offset && o.reach == length;
+    });
+    if (!whole_row) {
+      return unbounded("no access to the row of '" + r.text +
+                           "' reaches the row's last element ('p[row * K + j]' with j the counter "
+                           "of 'for (j = 0; j < K; ++j)', or the constant K - 1)",
+                       r.at);
+    }
+    if (std::find(reaches.begin(), reaches.end(), reach) == reaches.end()) {
+      reaches.push_back(reach);
+    }
+  }
+  if (reaches.empty()) {
+    return unbounded("no access names a row", loop_.getBeginLoc());
+  }
+  const std::string length_text = analysis::offset_text(length, analysis::OffsetStyle::cpp);
+  std::string list;
+  for (const std::string& r : reaches) {
+    list += (list.empty() ? "" : ", ") + r;
+  }
+  return std::string(table.depth == 1 ? "::rotor::codegen::adopt_pointer_rows("
+                                      : "::rotor::codegen::stage_pointer_table(") +
+         expression + ", " + length_text + ", {" + list + "})";
+}
+
+/// A pointer table the loop only reads is not bound: like any read through a pointer from outside
+/// the loop, it blocks a loop that writes (it may point into what the loop writes).
+void LoopLowering::block_pointer_read(const std::string& name) {
+  const auto& m = out_.model;
+  const bool writes =
+      out_.writes_records || std::any_of(m.accesses.begin(), m.accesses.end(),
+                                         [](const analysis::Access& a) { return a.write; });
+  if (writes) {
+    escape(analysis::Escape::Kind::pointer_taken,
+           "reads through '" + name +
+               "', a pointer from outside the loop (it may point into an array the loop writes)",
+           container_identities_[name].first_use);
+  }
+}
+
+} // namespace rotor::frontend::lowering

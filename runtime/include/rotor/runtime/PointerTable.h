@@ -1,0 +1,186 @@
+#pragma once
+/// \file
+/// How rotor-cc hands a raw pointer table to the runtime (namespace rotor::codegen;
+/// docs/design/containers.md, "Pointer tables"). A pointer says nothing of its extent, so the
+/// frontend bounds it from the loop's accesses, each made in every iteration: the row length is a
+/// stride or a column loop's bound, and the rows are those the records' keys (plus a number) or
+/// constants name, counted here from the Dataset:
+///
+/// \code
+///   // before (user code)                      // after (rotor-cc output, abridged)
+///   void epoch(Dataset<Rating>& ratings,        {
+///              float* W, int** nw, int K) {       auto rotor_view_W = adopt_pointer_rows(W, K,
+///   #pragma rotor parallel_for                        {rows_of_key(ratings, &Rating::user, 0)});
+///     for (const Rating& r : ratings)             auto rotor_view_nw = stage_pointer_table(nw, K,
+///       for (int k = 0; k < K; ++k) {                 {rows_of_key(ratings, &Rating::item, 0)});
+///         W[r.user * K + k] += 1;                 run_loop(..., [&](const Rating& r, auto&,
+///         nw[r.item][k] += 1;                         auto& rotor_table_nw) {
+///       }                                           auto nw = staged_rows(rotor_view_nw,
+///   }                                                   rotor_table_nw); ...body unchanged...
+/// \endcode
+///
+/// A `T*` table is one allocation: adopt_pointer_rows views it in place, like a std::vector. The
+/// rows of a `T**` table are separate allocations, so stage_pointer_table copies the reached rows
+/// into one contiguous DistArray for the loop and back after it (as StagedTable does for a
+/// std::vector<std::vector<T>>); run_loop checks that no two reached rows overlap and that no
+/// bound array shares their memory, and otherwise runs the loop serially on the table's own rows.
+
+#include "rotor/distarray/Dataset.h"
+#include "rotor/distarray/DistArray.h"
+#include "rotor/runtime/detail/PointerTables.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <utility>
+#include <vector>
+
+namespace rotor::codegen {
+
+/// The rows one access of the loop names: one more than the largest (`rows`), and which ones
+/// (`mark` sets reached[r] for each row r it names, r < rows).
+struct RowReach {
+  std::int64_t rows = 0;
+  std::function<void(std::vector<char>& reached)> mark;
+};
+
+/// The rows `key + offset` names over the records of `data` (all ranks; collective).
+template <class R, class F>
+RowReach rows_of_key(const Dataset<R>& data, F R::*key, std::int64_t offset) {
+  RowReach reach;
+  reach.rows = std::max<std::int64_t>(0, data.extent(key) + offset);
+  reach.mark = [&data, key, offset](std::vector<char>& reached) {
+    const std::vector<std::int64_t> counts = data.histogram(key);
+    for (std::size_t v = 0; v < counts.size(); ++v) {
+      const std::int64_t row = static_cast<std::int64_t>(v) + offset;
+      if (counts[v] > 0 && row >= 0 && row < static_cast<std::int64_t>(reached.size())) {
+        reached[static_cast<std::size_t>(row)] = 1;
+      }
+    }
+  };
+  return reach;
+}
+
+/// Row `row` (a constant subscript).
+inline RowReach rows_of_constant(std::int64_t row) {
+  RowReach reach;
+  reach.rows = row + 1;
+  reach.mark = [row](std::vector<char>& reached) {
+    if (row >= 0 && row < static_cast<std::int64_t>(reached.size())) {
+      reached[static_cast<std::size_t>(row)] = 1;
+    }
+  };
+  return reach;
+}
+
+inline std::int64_t rows_reached(std::initializer_list<RowReach> reach) {
+  std::int64_t rows = 0;
+  for (const RowReach& r : reach) {
+    rows = std::max(rows, r.rows);
+  }
+  return rows;
+}
+
+/// `T* p` as rows of `row_length` elements, as many as the loop reaches: a DistArray<T, 2> over
+/// p's memory (no copy; every element of it is one the serial loop touches or lies between two
+/// it touches, inside the one array p points into).
+template <class T>
+DistArray<T, 2> adopt_pointer_rows(T* p, std::int64_t row_length,
+                                   std::initializer_list<RowReach> reach) {
+  const std::int64_t rows = rows_reached(reach);
+  if (row_length < 1 || rows < 1) {
+    return DistArray<T, 2>::adopt(p, {0, 0});
+  }
+  return DistArray<T, 2>::adopt(p, {rows, row_length});
+}
+
+/// A `T** table` whose reached rows have `row_length` elements each, copied into one contiguous
+/// DistArray<T, 2> of (rows, row_length) for the length of one loop and back after it on every
+/// rank (rows the loop does not reach are neither read nor written: zero in the copy). Cost: one
+/// copy of the reached rows in and one out per loop, rows x row_length elements of memory, and a
+/// histogram of each key field naming rows (an allreduce of its extent across ranks).
+template <class T> class StagedPointerTable {
+public:
+  StagedPointerTable(T** table, std::int64_t row_length, std::initializer_list<RowReach> reach)
+      : table_(table), width_(std::max<std::int64_t>(row_length, 0)) {
+    const std::int64_t rows = rows_reached(reach);
+    reached_.assign(static_cast<std::size_t>(std::max<std::int64_t>(rows, 0)), 0);
+    for (const RowReach& r : reach) {
+      r.mark(reached_);
+    }
+    staged_ = DistArray<T, 2>({static_cast<std::int64_t>(reached_.size()), width_},
+                              "staged pointer table");
+    for (std::size_t r = 0; r < reached_.size() && width_ > 0; ++r) {
+      if (reached_[r] == 0) {
+        continue;
+      }
+      const T* row = table_[r];
+      if (row == nullptr) {
+        live_.in_place = true; // the serial program would fail here too: leave it to the body
+        continue;
+      }
+      std::copy(row, row + width_, staged_.data() + static_cast<std::int64_t>(r) * width_);
+      const auto begin = reinterpret_cast<std::uintptr_t>(row);
+      live_.rows.emplace_back(begin, begin + static_cast<std::uintptr_t>(width_) * sizeof(T));
+    }
+    detail::live_pointer_tables().push_back(&live_);
+  }
+  ~StagedPointerTable() {
+    auto& live = detail::live_pointer_tables();
+    live.erase(std::remove(live.begin(), live.end(), &live_), live.end());
+    if (live_.in_place) {
+      return; // the body wrote the table itself
+    }
+    for (std::size_t r = 0; r < reached_.size() && width_ > 0; ++r) {
+      if (reached_[r] != 0 && table_[r] != nullptr) {
+        const T* row = staged_.data() + static_cast<std::int64_t>(r) * width_;
+        std::copy(row, row + width_, table_[r]);
+      }
+    }
+  }
+  StagedPointerTable(const StagedPointerTable&) = delete;
+  StagedPointerTable& operator=(const StagedPointerTable&) = delete;
+
+  /// The array the runtime gets (bound in the loop's array tuple).
+  DistArray<T, 2>& array() { return staged_; }
+  /// Row r as the body sees it: in the array the executor gave it, or the table's own row when
+  /// run_loop chose to run in place (serially).
+  T* row(DistArray<T, 2>& given, std::int64_t r) const {
+    return live_.in_place ? table_[r] : given.data() + r * given.cols();
+  }
+
+private:
+  T** table_;
+  std::int64_t width_;
+  std::vector<char> reached_;
+  DistArray<T, 2> staged_;
+  detail::PointerTableRows live_;
+};
+
+/// What the body's name of a staged `T**` table stands for: `t[r]` is row r's pointer.
+template <class T> class PointerRows {
+public:
+  PointerRows(const StagedPointerTable<T>& staged, DistArray<T, 2>& array)
+      : staged_(staged), array_(array) {}
+  T* operator[](std::int64_t r) const { return staged_.row(array_, r); }
+
+private:
+  const StagedPointerTable<T>& staged_;
+  DistArray<T, 2>& array_;
+};
+
+/// `T** table` staged for one loop (rotor-cc's binding of a written pointer table).
+template <class T>
+StagedPointerTable<T> stage_pointer_table(T** table, std::int64_t row_length,
+                                          std::initializer_list<RowReach> reach) {
+  return StagedPointerTable<T>(table, row_length, reach);
+}
+
+/// The body's view of staged pointer table `staged` through the array the executor gave it.
+template <class T>
+PointerRows<T> staged_rows(const StagedPointerTable<T>& staged, DistArray<T, 2>& array) {
+  return PointerRows<T>(staged, array);
+}
+
+} // namespace rotor::codegen

@@ -1,0 +1,30 @@
+#pragma once
+/// \file
+/// The staged `T**` tables live on the calling thread (rotor/runtime/PointerTable.h): the byte
+/// ranges of the rows they copied, so that run_loop can check that no two rows overlap and that
+/// no bound array shares memory with a row, and run the loop serially on the table itself when
+/// one does. Not for user code.
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace rotor::detail {
+
+/// One staged pointer table, as run_loop sees it.
+struct PointerTableRows {
+  /// [begin, end) of each reached row of the user's table, in bytes.
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> rows;
+  /// Set when the body must use the table's own rows (the loop then runs serially): a row is
+  /// null, or rows overlap each other or a bound array.
+  bool in_place = false;
+};
+
+/// The staged pointer tables alive on this thread (registered by their constructor).
+inline thread_local std::vector<PointerTableRows*> live_pointer_tables_value;
+
+inline std::vector<PointerTableRows*>& live_pointer_tables() {
+  return live_pointer_tables_value;
+}
+
+} // namespace rotor::detail
