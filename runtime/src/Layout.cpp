@@ -6,13 +6,18 @@
 #include "Pages.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
+
+#include <unistd.h>
 
 namespace rotor::detail {
 namespace {
@@ -38,6 +43,32 @@ LayoutKey layout_key(const LayoutRequest& req) {
   return LayoutKey{req.spec->file, req.spec->line, req.workers, static_cast<int>(req.kind),
                    req.ranks};
 }
+
+/// Notes the seconds each phase of a layout took (LoopLayout::phase_seconds): wall clock and the
+/// process's CPU time (all its threads: a steadier measure on a loaded machine).
+class PhaseClock {
+public:
+  explicit PhaseClock(std::vector<LayoutPhase>& out) : out_(out) {}
+  /// The phase `name` ended now (it began at the previous mark or at construction).
+  void mark(const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    const double cpu = process_cpu_seconds();
+    out_.push_back({name, std::chrono::duration<double>(now - last_).count(), cpu - last_cpu_});
+    last_ = now;
+    last_cpu_ = cpu;
+  }
+
+private:
+  static double process_cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+  }
+
+  std::vector<LayoutPhase>& out_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  double last_cpu_ = process_cpu_seconds();
+};
 
 /// Runs fn(begin, end, piece) over up to `pieces` contiguous parts of [0, n) (at least 64k
 /// records each) on the session's threads; returns how many parts it used.
@@ -267,6 +298,34 @@ void permute_in_place(SpaceAccess& space, std::vector<std::uint32_t> order, bool
 /// origins (when `track` and the records had no origin yet, it becomes their position before);
 /// returns the buckets + 1 boundaries. Block-wise (BucketInPlace.h) unless there are too many
 /// buckets for that, then by a counting order applied cycle by cycle.
+/// The columns moved with the records when they are grouped: the records, their ids (when kept)
+/// and their origins (when kept; created from the current positions when `track` and not set
+/// yet).
+std::vector<RowColumn> record_columns(SpaceAccess& space, bool track) {
+  const std::size_t n = space.local_count();
+  std::vector<RowColumn> columns{{space.record_data(), space.record_bytes()}};
+  if (space.ids().size() == n) {
+    columns.push_back({reinterpret_cast<char*>(space.ids().data()), sizeof(std::uint64_t)});
+  }
+  std::vector<std::uint32_t>* origin = space.origin();
+  if (origin && origin->size() != n && track) {
+    origin->resize(n);
+    std::iota(origin->begin(), origin->end(), std::uint32_t{0});
+  }
+  if (origin && origin->size() == n) {
+    columns.push_back({reinterpret_cast<char*>(origin->data()), sizeof(std::uint32_t)});
+  }
+  return columns;
+}
+
+std::size_t row_bytes(const std::vector<RowColumn>& columns) {
+  std::size_t bytes = 0;
+  for (const RowColumn& c : columns) {
+    bytes += c.width;
+  }
+  return bytes;
+}
+
 template <class Bucket>
 std::vector<std::size_t> group_in_place(SpaceAccess& space, int buckets, Bucket&& bucket,
                                         bool track) {
@@ -284,27 +343,72 @@ std::vector<std::size_t> group_in_place(SpaceAccess& space, int buckets, Bucket&
   if (sorted) {
     return starts;
   }
-  std::vector<RowColumn> columns{{space.record_data(), space.record_bytes()}};
-  if (space.ids().size() == n) {
-    columns.push_back({reinterpret_cast<char*>(space.ids().data()), sizeof(std::uint64_t)});
-  }
-  std::vector<std::uint32_t>* origin = space.origin();
-  if (origin && origin->size() != n && track) {
-    origin->resize(n);
-    std::iota(origin->begin(), origin->end(), std::uint32_t{0});
-  }
-  if (origin && origin->size() == n) {
-    columns.push_back({reinterpret_cast<char*>(origin->data()), sizeof(std::uint32_t)});
-  }
-  std::size_t row_bytes = 0;
-  for (const RowColumn& c : columns) {
-    row_bytes += c.width;
-  }
-  if (const std::size_t block = bucket_block_rows(n, buckets, row_bytes)) {
+  const std::vector<RowColumn> columns = record_columns(space, track);
+  if (const std::size_t block = bucket_block_rows(n, buckets, row_bytes(columns))) {
     stable_bucket_in_place(starts, bucket, columns, block);
   } else {
     std::vector<std::size_t> unused;
     permute_in_place(space, counting_order(n, buckets, bucket, unused), false);
+  }
+  return starts;
+}
+
+/// The memory a layout may borrow for one column's copy (an eighth of the machine's).
+std::size_t copy_budget() {
+  static const std::size_t bytes = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
+                                   static_cast<std::size_t>(sysconf(_SC_PAGESIZE)) / 8;
+  return bytes;
+}
+
+/// Groups rows [0, n) of `columns` stably by `bucket_of[i]` in [0, buckets) on up to `threads`
+/// threads: each thread counts its contiguous piece, then scatters it into a copy of the column
+/// (a piece's rows of a bucket follow the earlier pieces'), and the copy goes back in parallel.
+/// Two sequential passes and a scatter into `buckets` streams per column, no per-row calls;
+/// holds one column's copy at a time (the caller checks copy_budget()). Returns the buckets'
+/// boundaries (buckets + 1).
+std::vector<std::size_t> group_by_scatter(const std::vector<RowColumn>& columns,
+                                          const std::uint16_t* bucket_of, std::size_t n,
+                                          int buckets, int threads) {
+  const auto nb = static_cast<std::size_t>(buckets);
+  const auto pieces = std::clamp<std::size_t>(n >> 16, 1, static_cast<std::size_t>(threads));
+  const auto piece_begin = [&](std::size_t p) { return n * p / pieces; };
+  std::vector<std::vector<std::size_t>> next(pieces, std::vector<std::size_t>(nb, 0));
+  std::vector<char> sorted(pieces, 1);
+  in_pieces(n, static_cast<int>(pieces), [&](std::size_t begin, std::size_t end, std::size_t p) {
+    std::vector<std::size_t>& count = next[p];
+    for (std::size_t i = begin; i < end; ++i) {
+      ++count[bucket_of[i]];
+      sorted[p] = sorted[p] && (i == begin || bucket_of[i - 1] <= bucket_of[i]);
+    }
+  });
+  std::vector<std::size_t> starts(nb + 1, 0);
+  for (std::size_t b = 0, at = 0; b < nb; ++b) { // next[p][b]: where piece p's first row of b goes
+    starts[b] = at;
+    for (std::size_t p = 0; p < pieces; ++p) {
+      at += std::exchange(next[p][b], at);
+    }
+    starts[b + 1] = at;
+  }
+  bool in_order = true;
+  for (std::size_t p = 0; p < pieces; ++p) {
+    const std::size_t b = piece_begin(p);
+    in_order = in_order && sorted[p] && (p == 0 || b == 0 || bucket_of[b - 1] <= bucket_of[b]);
+  }
+  if (in_order) {
+    return starts;
+  }
+  for (const RowColumn& col : columns) {
+    const std::size_t w = col.width;
+    PageBuffer copy(n * w);
+    in_pieces(n, static_cast<int>(pieces), [&](std::size_t begin, std::size_t end, std::size_t p) {
+      std::vector<std::size_t> at = next[p];
+      for (std::size_t i = begin; i < end; ++i) {
+        copy_row(copy.data() + at[bucket_of[i]]++ * w, col.data + i * w, w);
+      }
+    });
+    in_pieces(n, static_cast<int>(pieces), [&](std::size_t begin, std::size_t end, std::size_t) {
+      std::memcpy(col.data + begin * w, copy.data() + begin * w, (end - begin) * w);
+    });
   }
   return starts;
 }
@@ -856,9 +960,10 @@ std::vector<std::vector<std::int64_t>> histograms(const LayoutRequest& req, cons
 /// ranks when `global`), cut into tiles (choose_tiles) balanced the same way: the blocks are
 /// every tiles[j]-th tile boundary. Boundaries fall on bin boundaries (exact below 2^17 values).
 void balance_blocks(const LayoutRequest& req, const LayoutKeys& keys, std::size_t n, bool global,
-                    Schedule& s) {
+                    Schedule& s, PhaseClock& clock) {
   const int f = static_cast<int>(req.field_keys.size());
   KeyRanges r = key_ranges(req, keys, n, global);
+  clock.mark("ranges");
   std::vector<std::int64_t> range(static_cast<std::size_t>(f));
   for (int j = 0; j < f; ++j) {
     if (r.lo[j] > r.hi[j]) {
@@ -870,6 +975,7 @@ void balance_blocks(const LayoutRequest& req, const LayoutKeys& keys, std::size_
   }
   choose_tiles(req, range, s);
   const std::vector<std::vector<std::int64_t>> hist = histograms(req, keys, n, r, s, global);
+  clock.mark("histograms");
   for (int j = 0; j < f; ++j) {
     s.key_min[j] = r.lo[j];
     Boundaries parts = balanced_boundaries(hist[j], s.blocks[j] * s.tiles[j]);
@@ -950,6 +1056,10 @@ public:
     });
   }
   int tiles_per_cell() const { return per_cell_; }
+  /// Every local record's bucket when computed ahead (`n` of them), else null.
+  const std::vector<std::uint16_t>* ids(std::size_t n) const {
+    return ids_.size() == n ? &ids_ : nullptr;
+  }
   int bucket(std::size_t i) const {
     if (!ids_.empty()) {
       return ids_[i];
@@ -1023,7 +1133,8 @@ bool move_records(SpaceAccess& space, LayoutKeys& keys, RecordBuckets& buckets, 
 /// (records keep their relative order inside a tile: the locality of the input's order
 /// survives); ordered loops: by keys inside a cell. Sets the layout's segments and tiles.
 void group_by_cell(const LayoutRequest& req, SpaceAccess& space, LayoutKeys& keys,
-                   const RecordBuckets& buckets, bool track, LoopLayout& layout) {
+                   const RecordBuckets& buckets, bool track, LoopLayout& layout,
+                   PhaseClock& clock) {
   const Schedule& s = layout.schedule;
   const std::size_t n = space.local_count();
   const bool shares = req.ranks > 1 && s.fields() == 0;
@@ -1037,7 +1148,13 @@ void group_by_cell(const LayoutRequest& req, SpaceAccess& space, LayoutKeys& key
     return buckets.bucket(i);
   };
   std::vector<std::size_t> starts;
-  if (!req.ordered) {
+  const std::vector<std::uint16_t>* bucket_ids = buckets.ids(n);
+  if (!req.ordered && !shares && bucket_ids != nullptr &&
+      n * std::max<std::size_t>(space.record_bytes(), 8) <= copy_budget()) {
+    // by cell and tile at once, on the session's threads
+    starts = group_by_scatter(record_columns(space, track), bucket_ids->data(), n,
+                              s.cells * per_cell, req.threads);
+  } else if (!req.ordered) {
     starts = group_in_place(space, s.cells * per_cell, local_bucket, track);
   } else {
     std::vector<std::uint32_t> order = counting_order(n, s.cells, local_bucket, starts);
@@ -1053,6 +1170,7 @@ void group_by_cell(const LayoutRequest& req, SpaceAccess& space, LayoutKeys& key
   if (per_cell > 1) {
     layout.tile_starts = std::move(starts);
   }
+  clock.mark("group");
 }
 
 /// A cached layout of this loop that still fits the records, on every rank (collective when the
@@ -1065,7 +1183,11 @@ const LoopLayout* cached_layout(LayoutCache& cache, const LayoutKey& key, const 
   if (req.ranks > 1) {
     comm().allreduce_max(&invalid, 1);
   }
-  return invalid ? nullptr : &it->second;
+  if (invalid) {
+    return nullptr;
+  }
+  it->second.phase_seconds.clear(); // made by an earlier call
+  return &it->second;
 }
 
 } // namespace
@@ -1105,18 +1227,24 @@ const LoopLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) {
     layout.seg_end = {space.local_count()};
     return store(cache, key, std::move(layout), space);
   }
+  PhaseClock clock(layout.phase_seconds);
   LayoutKeys keys(req, space);
-  balance_blocks(req, keys, space.local_count(), global, s);
+  balance_blocks(req, keys, space.local_count(), global, s, clock);
   const RankShare share = rank_share(space.local_count(), global);
   // origin: positions fit in 32 bits (larger datasets are not tracked: serial loops then run in
   // the laid-out order)
   const bool track = space.origin() != nullptr && share.total < (std::uint64_t{1} << 32);
   RecordBuckets buckets(req, s, keys, share, space);
-  if (moves && move_records(space, keys, buckets, share, track, layout)) {
-    trim_heap();
-    return store(cache, key, std::move(layout), space);
+  clock.mark("buckets");
+  if (moves) {
+    const bool done = move_records(space, keys, buckets, share, track, layout);
+    clock.mark("move");
+    if (done) {
+      trim_heap();
+      return store(cache, key, std::move(layout), space);
+    }
   }
-  group_by_cell(req, space, keys, buckets, track, layout);
+  group_by_cell(req, space, keys, buckets, track, layout, clock);
   keys.release();
   if (moves) {
     // the layout's temporaries (orders, keys, the exchange's) were freed; malloc keeps freed
