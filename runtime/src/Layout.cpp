@@ -614,49 +614,50 @@ std::size_t page_records(std::size_t record_bytes, int cells) {
   return std::max<std::size_t>(1, bytes / record_bytes);
 }
 
-/// Distributed records straight into their cells (several ranks, no order inside a cell, no
-/// ids kept, records still in the dataset's order): this rank copies its records into pages per
-/// cell, in order, giving the records' own pages back to the system as it goes; then it fills
-/// its new records in their final order (its cells in order, a cell's records by source rank)
-/// from its own pages and from messages, a window of pages in flight each way. The result is
-/// the exchange's followed by the stable sort by cell, without a second copy of the records and
-/// without a 4-byte order per record. `layout` gets the cells' segments; with `track`, the
-/// records' origin is kept as one byte per record: the rank of its cell in the laid-out
-/// dataset's cell order (by rank, then cell), which expand_origin_codes turns into positions.
-template <class CellOf>
-void exchange_into_cells(SpaceAccess& space, const Schedule& s, CellOf&& cell_of, bool track,
-                         LoopLayout& layout) {
+/// Distributed records straight into their cells and tiles (several ranks, no order inside a
+/// cell, no ids kept, records still in the dataset's order): this rank copies its records into
+/// pages per group (a cell's tile: group = cell * per_cell + tile), in order, giving the
+/// records' own pages back to the system as it goes; then it fills its new records in their
+/// final order (its groups in order, a group's records by source rank) from its own pages and
+/// from messages, a window of pages in flight each way. The result is the exchange's followed by
+/// the stable sort by cell and tile, without a second copy of the records and without a 4-byte
+/// order per record. `layout` gets the cells' segments and tiles; with `track`, the records'
+/// origin is kept as two bytes per record: the rank of its group in the laid-out dataset's
+/// group order (by rank, then group), which expand_origin_codes turns into positions.
+template <class GroupOf>
+void exchange_into_cells(SpaceAccess& space, const Schedule& s, int per_cell, GroupOf&& group_of,
+                         bool track, LoopLayout& layout) {
   Comm& c = comm();
-  const int me = c.rank(), ranks = c.size(), cells = s.cells;
+  const int me = c.rank(), ranks = c.size(), groups = s.cells * per_cell;
   const std::size_t n = space.local_count(), rb = space.record_bytes();
-  const auto ucells = static_cast<std::size_t>(cells);
-  auto rank_of_cell = [&](int cl) { return s.rank_of_worker(s.cell_worker[cl]); };
-  std::vector<int> by_rank(ucells);
+  const auto ugroups = static_cast<std::size_t>(groups);
+  auto rank_of_group = [&](int g) { return s.rank_of_worker(s.cell_worker[g / per_cell]); };
+  std::vector<int> by_rank(ugroups);
   std::iota(by_rank.begin(), by_rank.end(), 0);
   std::stable_sort(by_rank.begin(), by_rank.end(),
-                   [&](int a, int b) { return rank_of_cell(a) < rank_of_cell(b); });
-  std::vector<std::uint8_t> code_of_cell(ucells);
-  for (std::size_t k = 0; k < ucells; ++k) {
-    code_of_cell[by_rank[k]] = static_cast<std::uint8_t>(k);
+                   [&](int a, int b) { return rank_of_group(a) < rank_of_group(b); });
+  std::vector<std::uint16_t> code_of_group(ugroups);
+  for (std::size_t k = 0; k < ugroups; ++k) {
+    code_of_group[by_rank[k]] = static_cast<std::uint16_t>(k);
   }
 
-  // 1. this rank's records into pages per cell
-  const std::size_t per_page = page_records(rb, cells);
-  std::vector<std::vector<PageBuffer>> pages(ucells);
-  std::vector<std::uint64_t> mine(ucells, 0);
-  std::vector<std::uint8_t> codes(track ? n : 0);
+  // 1. this rank's records into pages per group
+  const std::size_t per_page = page_records(rb, groups);
+  std::vector<std::vector<PageBuffer>> pages(ugroups);
+  std::vector<std::uint64_t> mine(ugroups, 0);
+  std::vector<std::uint16_t> codes(track ? n : 0);
   const char* recs = space.record_data();
   char* released = space.record_data();
   const std::size_t release_every = std::max<std::size_t>(1, (std::size_t{1} << 20) / rb);
   for (std::size_t i = 0; i < n; ++i) {
-    const int cl = cell_of(i);
-    const std::size_t at = mine[cl]++ % per_page;
+    const int g = group_of(i);
+    const std::size_t at = mine[g]++ % per_page;
     if (at == 0) {
-      pages[cl].emplace_back(per_page * rb);
+      pages[g].emplace_back(per_page * rb);
     }
-    std::memcpy(pages[cl].back().data() + at * rb, recs + i * rb, rb);
+    copy_row(pages[g].back().data() + at * rb, recs + i * rb, rb);
     if (track) {
-      codes[i] = code_of_cell[cl];
+      codes[i] = code_of_group[g];
     }
     if ((i + 1) % release_every == 0 || i + 1 == n) {
       released = release_pages(released, space.record_data() + (i + 1) * rb);
@@ -664,47 +665,58 @@ void exchange_into_cells(SpaceAccess& space, const Schedule& s, CellOf&& cell_of
   }
   space.resize_local(0, true);
 
-  // 2. counts[r * cells + cl]: records of cell cl on rank r; this rank's cells' segments
+  // 2. counts[r * groups + g]: records of group g on rank r; this rank's groups' segments
   std::vector<std::size_t> offs;
   std::vector<char> all = c.allgatherv(mine.data(), mine.size() * sizeof(std::uint64_t), offs);
   std::vector<std::uint64_t> counts(all.size() / sizeof(std::uint64_t));
   std::memcpy(counts.data(), all.data(), all.size());
-  auto count = [&](int r, int cl) {
-    return static_cast<std::size_t>(counts[static_cast<std::size_t>(r) * ucells + cl]);
+  auto count = [&](int r, int g) {
+    return static_cast<std::size_t>(counts[static_cast<std::size_t>(r) * ugroups + g]);
   };
-  layout.seg_begin.assign(ucells, 0);
-  layout.seg_end.assign(ucells, 0);
+  std::vector<std::size_t> starts(ugroups + 1, 0);
   std::size_t m = 0;
   struct Piece {
     int peer;
-    int cell;
+    int group;
     std::size_t page, count;
   };
   std::vector<Piece> fill; // this rank's records, in order
   std::vector<std::vector<Piece>> sends(
       static_cast<std::size_t>(ranks)); // per destination, in its order
-  for (int cl = 0; cl < cells; ++cl) {
-    layout.seg_begin[cl] = m;
-    const int owner = rank_of_cell(cl);
+  for (int g = 0; g < groups; ++g) {
+    starts[g] = m;
+    const int owner = rank_of_group(g);
     for (int r = 0; r < ranks && owner == me; ++r) {
-      for (std::size_t k = 0; k * per_page < count(r, cl); ++k) {
-        fill.push_back({r, cl, k, std::min(per_page, count(r, cl) - k * per_page)});
+      for (std::size_t k = 0; k * per_page < count(r, g); ++k) {
+        fill.push_back({r, g, k, std::min(per_page, count(r, g) - k * per_page)});
       }
-      m += count(r, cl);
+      m += count(r, g);
     }
-    for (std::size_t k = 0; owner != me && k * per_page < mine[cl]; ++k) {
+    for (std::size_t k = 0; owner != me && k * per_page < mine[g]; ++k) {
       sends[owner].push_back(
-          {owner, cl, k, std::min<std::size_t>(per_page, mine[cl] - k * per_page)});
+          {owner, g, k, std::min<std::size_t>(per_page, mine[g] - k * per_page)});
     }
-    layout.seg_end[cl] = m;
+  }
+  starts[ugroups] = m;
+  layout.seg_begin.assign(static_cast<std::size_t>(s.cells), 0);
+  layout.seg_end.assign(static_cast<std::size_t>(s.cells), 0);
+  for (int cl = 0; cl < s.cells; ++cl) {
+    layout.seg_begin[cl] = starts[static_cast<std::size_t>(cl) * per_cell];
+    layout.seg_end[cl] = starts[static_cast<std::size_t>(cl + 1) * per_cell];
+  }
+  if (per_cell > 1) {
+    layout.tile_starts = std::move(starts);
   }
   space.reserve_local(m); // nothing to copy: the record storage stays put from here on
 
   // 3. fill in order; MPI matches a peer's messages in posting order and both sides list a
   // (source, destination) pair's pages in the destination's order, so the oldest unfinished
-  // piece of every window always has its partner posted: no deadlock with bounded windows
+  // piece of every window always has its partner posted: no deadlock with bounded windows. A
+  // window holds about 8 MiB each way (at least 4 pages): with many groups the pages are small,
+  // and a few small pages in flight made the exchange wait on the peer's scheduling (24 s at
+  // 1024 groups of 16 KiB pages, np 2 on 2 loaded cores, against 0.2 s of copying)
   constexpr int tag = 31003;
-  constexpr std::size_t window = 4;
+  const std::size_t window = std::max<std::size_t>(4, (std::size_t{8} << 20) / (per_page * rb));
   std::size_t next = 0, size = 0;
   std::vector<Comm::Request> receiving;
   std::vector<std::size_t> sent(static_cast<std::size_t>(ranks), 0);
@@ -717,7 +729,7 @@ void exchange_into_cells(SpaceAccess& space, const Schedule& s, CellOf&& cell_of
       char* dst = space.record_data() + size * rb;
       size += p.count;
       if (p.peer == me) {
-        PageBuffer& page = pages[p.cell][p.page];
+        PageBuffer& page = pages[p.group][p.page];
         std::memcpy(dst, page.data(), p.count * rb);
         page = PageBuffer(0);
       } else {
@@ -728,7 +740,7 @@ void exchange_into_cells(SpaceAccess& space, const Schedule& s, CellOf&& cell_of
     for (int q = 0; q < ranks; ++q) {
       while (sending[q].size() < window && sent[q] < sends[q].size()) {
         const Piece& p = sends[q][sent[q]++];
-        PageBuffer& page = pages[p.cell][p.page];
+        PageBuffer& page = pages[p.group][p.page];
         sending[q].push_back(c.isend(page.data(), p.count * rb, q, tag));
         sending_pages[q].push_back(&page);
       }
@@ -1099,23 +1111,21 @@ private:
 };
 
 /// Step 3: records move to the rank of their cell's worker. Returns true when they went
-/// straight into their cells and nothing is left to do (the layout's segments are then set): no
-/// order inside a cell, no ids and no earlier origin to carry along (every rank decides alike);
-/// with tiles, step 4 then groups each cell's records by tile.
+/// straight into their cells and tiles and nothing is left to do (the layout's segments and
+/// tiles are then set): no order inside a cell, no ids and no earlier origin to carry along
+/// (every rank decides alike).
 bool move_records(SpaceAccess& space, LayoutKeys& keys, RecordBuckets& buckets, RankShare share,
                   bool track, LoopLayout& layout) {
   const Schedule& s = layout.schedule;
   const bool global = space.distributed();
   std::int64_t carried = space.ids().empty() && !space.has_origin() ? 0 : 1;
   comm().allreduce_max(&carried, 1);
-  if (global && s.fields() > 0 && !keys.kept() && !carried && (!track || s.cells <= 256)) {
+  const int per_cell = buckets.tiles_per_cell();
+  if (global && s.fields() > 0 && !keys.kept() && !carried &&
+      static_cast<std::int64_t>(s.cells) * per_cell <= 65536) {
     exchange_into_cells(
-        space, s, [&](std::size_t i) { return buckets.cell(i); }, track, layout);
-    if (buckets.tiles_per_cell() == 1) {
-      return true;
-    }
-    buckets.update(space);
-    return false;
+        space, s, per_cell, [&](std::size_t i) { return buckets.bucket(i); }, track, layout);
+    return true;
   }
   auto rank_of = [&](std::size_t i) { return buckets.rank(i); };
   if (!global) {
