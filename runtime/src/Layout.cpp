@@ -364,8 +364,8 @@ std::size_t copy_budget() {
 /// threads: each thread counts its contiguous piece, then scatters it into a copy of the column
 /// (a piece's rows of a bucket follow the earlier pieces'), and the copy goes back in parallel.
 /// Two sequential passes and a scatter into `buckets` streams per column, no per-row calls;
-/// holds one column's copy at a time (the caller checks copy_budget()). Returns the buckets'
-/// boundaries (buckets + 1).
+/// holds one copy of the widest column, reused by every column (the caller checks
+/// copy_budget()). Returns the buckets' boundaries (buckets + 1).
 std::vector<std::size_t> group_by_scatter(const std::vector<RowColumn>& columns,
                                           const std::uint16_t* bucket_of, std::size_t n,
                                           int buckets, int threads) {
@@ -397,9 +397,13 @@ std::vector<std::size_t> group_by_scatter(const std::vector<RowColumn>& columns,
   if (in_order) {
     return starts;
   }
+  std::size_t widest = 0;
+  for (const RowColumn& col : columns) {
+    widest = std::max(widest, col.width);
+  }
+  PageBuffer copy(n * widest); // one for every column: its pages are faulted in once
   for (const RowColumn& col : columns) {
     const std::size_t w = col.width;
-    PageBuffer copy(n * w);
     in_pieces(n, static_cast<int>(pieces), [&](std::size_t begin, std::size_t end, std::size_t p) {
       std::vector<std::size_t> at = next[p];
       for (std::size_t i = begin; i < end; ++i) {
