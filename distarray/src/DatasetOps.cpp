@@ -35,16 +35,16 @@ void check_non_negative(std::int64_t min_value, std::int64_t local_index, bool d
                           ": key fields must be >= 0, but " + where);
 }
 
-std::vector<std::uint32_t> expand_origin_codes(const std::vector<std::uint8_t>& codes,
+std::vector<std::uint32_t> expand_origin_codes(const std::vector<std::uint16_t>& codes,
                                                std::size_t count, bool distributed) {
   std::vector<char> gathered;
-  const std::uint8_t* all = codes.data();
+  const std::uint16_t* all = codes.data();
   std::size_t total = codes.size();
   std::uint64_t first = 0; // position of this rank's first record in the laid-out order
   if (distributed) {
-    gathered = gather_all(codes.data(), codes.size());
-    all = reinterpret_cast<const std::uint8_t*>(gathered.data());
-    total = gathered.size();
+    gathered = gather_all(codes.data(), codes.size() * sizeof(std::uint16_t));
+    all = reinterpret_cast<const std::uint16_t*>(gathered.data());
+    total = gathered.size() / sizeof(std::uint16_t);
     const std::uint64_t mine = count;
     const std::vector<char> counts = gather_all(&mine, sizeof mine);
     for (int r = 0; r < collective().rank(); ++r) {
@@ -57,7 +57,7 @@ std::vector<std::uint32_t> expand_origin_codes(const std::vector<std::uint8_t>& 
     throw std::logic_error("rotor: internal: origin codes do not cover the records");
   }
   // the laid-out order is the dataset's order stably grouped by code
-  std::vector<std::uint64_t> next(257, 0);
+  std::vector<std::uint64_t> next(65537, 0);
   for (std::size_t p = 0; p < total; ++p) {
     ++next[all[p] + 1u];
   }

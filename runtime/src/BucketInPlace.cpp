@@ -52,7 +52,10 @@ void stable_bucket_in_place(const std::vector<std::size_t>& starts,
   std::vector<int> block_bucket; // bucket of block e, written in order
   for (std::size_t i = 0; i < n; ++i) {
     const auto b = static_cast<std::size_t>(bucket(i));
-    move_rows(columns, i, buffer, b * B + fill[b], 1);
+    for (std::size_t c = 0; c < columns.size(); ++c) { // a buffer never overlaps the rows
+      const std::size_t w = columns[c].width;
+      copy_row(buffer[c].data + (b * B + fill[b]) * w, columns[c].data + i * w, w);
+    }
     if (++fill[b] == B) {
       move_rows(buffer, b * B, columns, block_bucket.size() * B, B);
       block_bucket.push_back(static_cast<int>(b));

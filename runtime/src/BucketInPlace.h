@@ -10,6 +10,7 @@
 /// Every access is sequential or block-sized, and the extra memory is about `buckets` blocks.
 
 #include <cstddef>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -20,6 +21,31 @@ struct RowColumn {
   char* data;
   std::size_t width;
 };
+
+/// Copies one row of `width` bytes: fixed-size copies for the common widths (a record, an id, an
+/// origin) compile to plain moves, where a memcpy call per row of each column cost more than
+/// the rest of a grouping pass.
+inline void copy_row(char* dst, const char* src, std::size_t width) {
+  switch (width) {
+  case 2:
+    std::memcpy(dst, src, 2);
+    break;
+  case 4:
+    std::memcpy(dst, src, 4);
+    break;
+  case 8:
+    std::memcpy(dst, src, 8);
+    break;
+  case 12:
+    std::memcpy(dst, src, 12);
+    break;
+  case 16:
+    std::memcpy(dst, src, 16);
+    break;
+  default:
+    std::memcpy(dst, src, width);
+  }
+}
 
 /// Rows in one block for `buckets` buckets over n rows of `row_bytes`, or 0 when there are too
 /// many buckets for blocks to pay off (the caller then permutes record by record).

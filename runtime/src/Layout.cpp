@@ -6,13 +6,18 @@
 #include "Pages.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
+
+#include <unistd.h>
 
 namespace rotor::detail {
 namespace {
@@ -38,6 +43,32 @@ LayoutKey layout_key(const LayoutRequest& req) {
   return LayoutKey{req.spec->file, req.spec->line, req.workers, static_cast<int>(req.kind),
                    req.ranks};
 }
+
+/// Notes the seconds each phase of a layout took (LoopLayout::phase_seconds): wall clock and the
+/// process's CPU time (all its threads: a steadier measure on a loaded machine).
+class PhaseClock {
+public:
+  explicit PhaseClock(std::vector<LayoutPhase>& out) : out_(out) {}
+  /// The phase `name` ended now (it began at the previous mark or at construction).
+  void mark(const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    const double cpu = process_cpu_seconds();
+    out_.push_back({name, std::chrono::duration<double>(now - last_).count(), cpu - last_cpu_});
+    last_ = now;
+    last_cpu_ = cpu;
+  }
+
+private:
+  static double process_cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+  }
+
+  std::vector<LayoutPhase>& out_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  double last_cpu_ = process_cpu_seconds();
+};
 
 /// Runs fn(begin, end, piece) over up to `pieces` contiguous parts of [0, n) (at least 64k
 /// records each) on the session's threads; returns how many parts it used.
@@ -267,6 +298,34 @@ void permute_in_place(SpaceAccess& space, std::vector<std::uint32_t> order, bool
 /// origins (when `track` and the records had no origin yet, it becomes their position before);
 /// returns the buckets + 1 boundaries. Block-wise (BucketInPlace.h) unless there are too many
 /// buckets for that, then by a counting order applied cycle by cycle.
+/// The columns moved with the records when they are grouped: the records, their ids (when kept)
+/// and their origins (when kept; created from the current positions when `track` and not set
+/// yet).
+std::vector<RowColumn> record_columns(SpaceAccess& space, bool track) {
+  const std::size_t n = space.local_count();
+  std::vector<RowColumn> columns{{space.record_data(), space.record_bytes()}};
+  if (space.ids().size() == n) {
+    columns.push_back({reinterpret_cast<char*>(space.ids().data()), sizeof(std::uint64_t)});
+  }
+  std::vector<std::uint32_t>* origin = space.origin();
+  if (origin && origin->size() != n && track) {
+    origin->resize(n);
+    std::iota(origin->begin(), origin->end(), std::uint32_t{0});
+  }
+  if (origin && origin->size() == n) {
+    columns.push_back({reinterpret_cast<char*>(origin->data()), sizeof(std::uint32_t)});
+  }
+  return columns;
+}
+
+std::size_t row_bytes(const std::vector<RowColumn>& columns) {
+  std::size_t bytes = 0;
+  for (const RowColumn& c : columns) {
+    bytes += c.width;
+  }
+  return bytes;
+}
+
 template <class Bucket>
 std::vector<std::size_t> group_in_place(SpaceAccess& space, int buckets, Bucket&& bucket,
                                         bool track) {
@@ -284,27 +343,76 @@ std::vector<std::size_t> group_in_place(SpaceAccess& space, int buckets, Bucket&
   if (sorted) {
     return starts;
   }
-  std::vector<RowColumn> columns{{space.record_data(), space.record_bytes()}};
-  if (space.ids().size() == n) {
-    columns.push_back({reinterpret_cast<char*>(space.ids().data()), sizeof(std::uint64_t)});
-  }
-  std::vector<std::uint32_t>* origin = space.origin();
-  if (origin && origin->size() != n && track) {
-    origin->resize(n);
-    std::iota(origin->begin(), origin->end(), std::uint32_t{0});
-  }
-  if (origin && origin->size() == n) {
-    columns.push_back({reinterpret_cast<char*>(origin->data()), sizeof(std::uint32_t)});
-  }
-  std::size_t row_bytes = 0;
-  for (const RowColumn& c : columns) {
-    row_bytes += c.width;
-  }
-  if (const std::size_t block = bucket_block_rows(n, buckets, row_bytes)) {
+  const std::vector<RowColumn> columns = record_columns(space, track);
+  if (const std::size_t block = bucket_block_rows(n, buckets, row_bytes(columns))) {
     stable_bucket_in_place(starts, bucket, columns, block);
   } else {
     std::vector<std::size_t> unused;
     permute_in_place(space, counting_order(n, buckets, bucket, unused), false);
+  }
+  return starts;
+}
+
+/// The memory a layout may borrow for one column's copy (an eighth of the machine's).
+std::size_t copy_budget() {
+  static const std::size_t bytes = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
+                                   static_cast<std::size_t>(sysconf(_SC_PAGESIZE)) / 8;
+  return bytes;
+}
+
+/// Groups rows [0, n) of `columns` stably by `bucket_of[i]` in [0, buckets) on up to `threads`
+/// threads: each thread counts its contiguous piece, then scatters it into a copy of the column
+/// (a piece's rows of a bucket follow the earlier pieces'), and the copy goes back in parallel.
+/// Two sequential passes and a scatter into `buckets` streams per column, no per-row calls;
+/// holds one copy of the widest column, reused by every column (the caller checks
+/// copy_budget()). Returns the buckets' boundaries (buckets + 1).
+std::vector<std::size_t> group_by_scatter(const std::vector<RowColumn>& columns,
+                                          const std::uint16_t* bucket_of, std::size_t n,
+                                          int buckets, int threads) {
+  const auto nb = static_cast<std::size_t>(buckets);
+  const auto pieces = std::clamp<std::size_t>(n >> 16, 1, static_cast<std::size_t>(threads));
+  const auto piece_begin = [&](std::size_t p) { return n * p / pieces; };
+  std::vector<std::vector<std::size_t>> next(pieces, std::vector<std::size_t>(nb, 0));
+  std::vector<char> sorted(pieces, 1);
+  in_pieces(n, static_cast<int>(pieces), [&](std::size_t begin, std::size_t end, std::size_t p) {
+    std::vector<std::size_t>& count = next[p];
+    for (std::size_t i = begin; i < end; ++i) {
+      ++count[bucket_of[i]];
+      sorted[p] = sorted[p] && (i == begin || bucket_of[i - 1] <= bucket_of[i]);
+    }
+  });
+  std::vector<std::size_t> starts(nb + 1, 0);
+  for (std::size_t b = 0, at = 0; b < nb; ++b) { // next[p][b]: where piece p's first row of b goes
+    starts[b] = at;
+    for (std::size_t p = 0; p < pieces; ++p) {
+      at += std::exchange(next[p][b], at);
+    }
+    starts[b + 1] = at;
+  }
+  bool in_order = true;
+  for (std::size_t p = 0; p < pieces; ++p) {
+    const std::size_t b = piece_begin(p);
+    in_order = in_order && sorted[p] && (p == 0 || b == 0 || bucket_of[b - 1] <= bucket_of[b]);
+  }
+  if (in_order) {
+    return starts;
+  }
+  std::size_t widest = 0;
+  for (const RowColumn& col : columns) {
+    widest = std::max(widest, col.width);
+  }
+  PageBuffer copy(n * widest); // one for every column: its pages are faulted in once
+  for (const RowColumn& col : columns) {
+    const std::size_t w = col.width;
+    in_pieces(n, static_cast<int>(pieces), [&](std::size_t begin, std::size_t end, std::size_t p) {
+      std::vector<std::size_t> at = next[p];
+      for (std::size_t i = begin; i < end; ++i) {
+        copy_row(copy.data() + at[bucket_of[i]]++ * w, col.data + i * w, w);
+      }
+    });
+    in_pieces(n, static_cast<int>(pieces), [&](std::size_t begin, std::size_t end, std::size_t) {
+      std::memcpy(col.data + begin * w, copy.data() + begin * w, (end - begin) * w);
+    });
   }
   return starts;
 }
@@ -510,49 +618,50 @@ std::size_t page_records(std::size_t record_bytes, int cells) {
   return std::max<std::size_t>(1, bytes / record_bytes);
 }
 
-/// Distributed records straight into their cells (several ranks, no order inside a cell, no
-/// ids kept, records still in the dataset's order): this rank copies its records into pages per
-/// cell, in order, giving the records' own pages back to the system as it goes; then it fills
-/// its new records in their final order (its cells in order, a cell's records by source rank)
-/// from its own pages and from messages, a window of pages in flight each way. The result is
-/// the exchange's followed by the stable sort by cell, without a second copy of the records and
-/// without a 4-byte order per record. `layout` gets the cells' segments; with `track`, the
-/// records' origin is kept as one byte per record: the rank of its cell in the laid-out
-/// dataset's cell order (by rank, then cell), which expand_origin_codes turns into positions.
-template <class CellOf>
-void exchange_into_cells(SpaceAccess& space, const Schedule& s, CellOf&& cell_of, bool track,
-                         LoopLayout& layout) {
+/// Distributed records straight into their cells and tiles (several ranks, no order inside a
+/// cell, no ids kept, records still in the dataset's order): this rank copies its records into
+/// pages per group (a cell's tile: group = cell * per_cell + tile), in order, giving the
+/// records' own pages back to the system as it goes; then it fills its new records in their
+/// final order (its groups in order, a group's records by source rank) from its own pages and
+/// from messages, a window of pages in flight each way. The result is the exchange's followed by
+/// the stable sort by cell and tile, without a second copy of the records and without a 4-byte
+/// order per record. `layout` gets the cells' segments and tiles; with `track`, the records'
+/// origin is kept as two bytes per record: the rank of its group in the laid-out dataset's
+/// group order (by rank, then group), which expand_origin_codes turns into positions.
+template <class GroupOf>
+void exchange_into_cells(SpaceAccess& space, const Schedule& s, int per_cell, GroupOf&& group_of,
+                         bool track, LoopLayout& layout) {
   Comm& c = comm();
-  const int me = c.rank(), ranks = c.size(), cells = s.cells;
+  const int me = c.rank(), ranks = c.size(), groups = s.cells * per_cell;
   const std::size_t n = space.local_count(), rb = space.record_bytes();
-  const auto ucells = static_cast<std::size_t>(cells);
-  auto rank_of_cell = [&](int cl) { return s.rank_of_worker(s.cell_worker[cl]); };
-  std::vector<int> by_rank(ucells);
+  const auto ugroups = static_cast<std::size_t>(groups);
+  auto rank_of_group = [&](int g) { return s.rank_of_worker(s.cell_worker[g / per_cell]); };
+  std::vector<int> by_rank(ugroups);
   std::iota(by_rank.begin(), by_rank.end(), 0);
   std::stable_sort(by_rank.begin(), by_rank.end(),
-                   [&](int a, int b) { return rank_of_cell(a) < rank_of_cell(b); });
-  std::vector<std::uint8_t> code_of_cell(ucells);
-  for (std::size_t k = 0; k < ucells; ++k) {
-    code_of_cell[by_rank[k]] = static_cast<std::uint8_t>(k);
+                   [&](int a, int b) { return rank_of_group(a) < rank_of_group(b); });
+  std::vector<std::uint16_t> code_of_group(ugroups);
+  for (std::size_t k = 0; k < ugroups; ++k) {
+    code_of_group[by_rank[k]] = static_cast<std::uint16_t>(k);
   }
 
-  // 1. this rank's records into pages per cell
-  const std::size_t per_page = page_records(rb, cells);
-  std::vector<std::vector<PageBuffer>> pages(ucells);
-  std::vector<std::uint64_t> mine(ucells, 0);
-  std::vector<std::uint8_t> codes(track ? n : 0);
+  // 1. this rank's records into pages per group
+  const std::size_t per_page = page_records(rb, groups);
+  std::vector<std::vector<PageBuffer>> pages(ugroups);
+  std::vector<std::uint64_t> mine(ugroups, 0);
+  std::vector<std::uint16_t> codes(track ? n : 0);
   const char* recs = space.record_data();
   char* released = space.record_data();
   const std::size_t release_every = std::max<std::size_t>(1, (std::size_t{1} << 20) / rb);
   for (std::size_t i = 0; i < n; ++i) {
-    const int cl = cell_of(i);
-    const std::size_t at = mine[cl]++ % per_page;
+    const int g = group_of(i);
+    const std::size_t at = mine[g]++ % per_page;
     if (at == 0) {
-      pages[cl].emplace_back(per_page * rb);
+      pages[g].emplace_back(per_page * rb);
     }
-    std::memcpy(pages[cl].back().data() + at * rb, recs + i * rb, rb);
+    copy_row(pages[g].back().data() + at * rb, recs + i * rb, rb);
     if (track) {
-      codes[i] = code_of_cell[cl];
+      codes[i] = code_of_group[g];
     }
     if ((i + 1) % release_every == 0 || i + 1 == n) {
       released = release_pages(released, space.record_data() + (i + 1) * rb);
@@ -560,47 +669,58 @@ void exchange_into_cells(SpaceAccess& space, const Schedule& s, CellOf&& cell_of
   }
   space.resize_local(0, true);
 
-  // 2. counts[r * cells + cl]: records of cell cl on rank r; this rank's cells' segments
+  // 2. counts[r * groups + g]: records of group g on rank r; this rank's groups' segments
   std::vector<std::size_t> offs;
   std::vector<char> all = c.allgatherv(mine.data(), mine.size() * sizeof(std::uint64_t), offs);
   std::vector<std::uint64_t> counts(all.size() / sizeof(std::uint64_t));
   std::memcpy(counts.data(), all.data(), all.size());
-  auto count = [&](int r, int cl) {
-    return static_cast<std::size_t>(counts[static_cast<std::size_t>(r) * ucells + cl]);
+  auto count = [&](int r, int g) {
+    return static_cast<std::size_t>(counts[static_cast<std::size_t>(r) * ugroups + g]);
   };
-  layout.seg_begin.assign(ucells, 0);
-  layout.seg_end.assign(ucells, 0);
+  std::vector<std::size_t> starts(ugroups + 1, 0);
   std::size_t m = 0;
   struct Piece {
     int peer;
-    int cell;
+    int group;
     std::size_t page, count;
   };
   std::vector<Piece> fill; // this rank's records, in order
   std::vector<std::vector<Piece>> sends(
       static_cast<std::size_t>(ranks)); // per destination, in its order
-  for (int cl = 0; cl < cells; ++cl) {
-    layout.seg_begin[cl] = m;
-    const int owner = rank_of_cell(cl);
+  for (int g = 0; g < groups; ++g) {
+    starts[g] = m;
+    const int owner = rank_of_group(g);
     for (int r = 0; r < ranks && owner == me; ++r) {
-      for (std::size_t k = 0; k * per_page < count(r, cl); ++k) {
-        fill.push_back({r, cl, k, std::min(per_page, count(r, cl) - k * per_page)});
+      for (std::size_t k = 0; k * per_page < count(r, g); ++k) {
+        fill.push_back({r, g, k, std::min(per_page, count(r, g) - k * per_page)});
       }
-      m += count(r, cl);
+      m += count(r, g);
     }
-    for (std::size_t k = 0; owner != me && k * per_page < mine[cl]; ++k) {
+    for (std::size_t k = 0; owner != me && k * per_page < mine[g]; ++k) {
       sends[owner].push_back(
-          {owner, cl, k, std::min<std::size_t>(per_page, mine[cl] - k * per_page)});
+          {owner, g, k, std::min<std::size_t>(per_page, mine[g] - k * per_page)});
     }
-    layout.seg_end[cl] = m;
+  }
+  starts[ugroups] = m;
+  layout.seg_begin.assign(static_cast<std::size_t>(s.cells), 0);
+  layout.seg_end.assign(static_cast<std::size_t>(s.cells), 0);
+  for (int cl = 0; cl < s.cells; ++cl) {
+    layout.seg_begin[cl] = starts[static_cast<std::size_t>(cl) * per_cell];
+    layout.seg_end[cl] = starts[static_cast<std::size_t>(cl + 1) * per_cell];
+  }
+  if (per_cell > 1) {
+    layout.tile_starts = std::move(starts);
   }
   space.reserve_local(m); // nothing to copy: the record storage stays put from here on
 
   // 3. fill in order; MPI matches a peer's messages in posting order and both sides list a
   // (source, destination) pair's pages in the destination's order, so the oldest unfinished
-  // piece of every window always has its partner posted: no deadlock with bounded windows
+  // piece of every window always has its partner posted: no deadlock with bounded windows. A
+  // window holds about 8 MiB each way (at least 4 pages): with many groups the pages are small,
+  // and a few small pages in flight made the exchange wait on the peer's scheduling (24 s at
+  // 1024 groups of 16 KiB pages, np 2 on 2 loaded cores, against 0.2 s of copying)
   constexpr int tag = 31003;
-  constexpr std::size_t window = 4;
+  const std::size_t window = std::max<std::size_t>(4, (std::size_t{8} << 20) / (per_page * rb));
   std::size_t next = 0, size = 0;
   std::vector<Comm::Request> receiving;
   std::vector<std::size_t> sent(static_cast<std::size_t>(ranks), 0);
@@ -613,7 +733,7 @@ void exchange_into_cells(SpaceAccess& space, const Schedule& s, CellOf&& cell_of
       char* dst = space.record_data() + size * rb;
       size += p.count;
       if (p.peer == me) {
-        PageBuffer& page = pages[p.cell][p.page];
+        PageBuffer& page = pages[p.group][p.page];
         std::memcpy(dst, page.data(), p.count * rb);
         page = PageBuffer(0);
       } else {
@@ -624,7 +744,7 @@ void exchange_into_cells(SpaceAccess& space, const Schedule& s, CellOf&& cell_of
     for (int q = 0; q < ranks; ++q) {
       while (sending[q].size() < window && sent[q] < sends[q].size()) {
         const Piece& p = sends[q][sent[q]++];
-        PageBuffer& page = pages[p.cell][p.page];
+        PageBuffer& page = pages[p.group][p.page];
         sending[q].push_back(c.isend(page.data(), p.count * rb, q, tag));
         sending_pages[q].push_back(&page);
       }
@@ -856,9 +976,10 @@ std::vector<std::vector<std::int64_t>> histograms(const LayoutRequest& req, cons
 /// ranks when `global`), cut into tiles (choose_tiles) balanced the same way: the blocks are
 /// every tiles[j]-th tile boundary. Boundaries fall on bin boundaries (exact below 2^17 values).
 void balance_blocks(const LayoutRequest& req, const LayoutKeys& keys, std::size_t n, bool global,
-                    Schedule& s) {
+                    Schedule& s, PhaseClock& clock) {
   const int f = static_cast<int>(req.field_keys.size());
   KeyRanges r = key_ranges(req, keys, n, global);
+  clock.mark("ranges");
   std::vector<std::int64_t> range(static_cast<std::size_t>(f));
   for (int j = 0; j < f; ++j) {
     if (r.lo[j] > r.hi[j]) {
@@ -870,6 +991,7 @@ void balance_blocks(const LayoutRequest& req, const LayoutKeys& keys, std::size_
   }
   choose_tiles(req, range, s);
   const std::vector<std::vector<std::int64_t>> hist = histograms(req, keys, n, r, s, global);
+  clock.mark("histograms");
   for (int j = 0; j < f; ++j) {
     s.key_min[j] = r.lo[j];
     Boundaries parts = balanced_boundaries(hist[j], s.blocks[j] * s.tiles[j]);
@@ -950,6 +1072,10 @@ public:
     });
   }
   int tiles_per_cell() const { return per_cell_; }
+  /// Every local record's bucket when computed ahead (`n` of them), else null.
+  const std::vector<std::uint16_t>* ids(std::size_t n) const {
+    return ids_.size() == n ? &ids_ : nullptr;
+  }
   int bucket(std::size_t i) const {
     if (!ids_.empty()) {
       return ids_[i];
@@ -989,23 +1115,21 @@ private:
 };
 
 /// Step 3: records move to the rank of their cell's worker. Returns true when they went
-/// straight into their cells and nothing is left to do (the layout's segments are then set): no
-/// order inside a cell, no ids and no earlier origin to carry along (every rank decides alike);
-/// with tiles, step 4 then groups each cell's records by tile.
+/// straight into their cells and tiles and nothing is left to do (the layout's segments and
+/// tiles are then set): no order inside a cell, no ids and no earlier origin to carry along
+/// (every rank decides alike).
 bool move_records(SpaceAccess& space, LayoutKeys& keys, RecordBuckets& buckets, RankShare share,
                   bool track, LoopLayout& layout) {
   const Schedule& s = layout.schedule;
   const bool global = space.distributed();
   std::int64_t carried = space.ids().empty() && !space.has_origin() ? 0 : 1;
   comm().allreduce_max(&carried, 1);
-  if (global && s.fields() > 0 && !keys.kept() && !carried && (!track || s.cells <= 256)) {
+  const int per_cell = buckets.tiles_per_cell();
+  if (global && s.fields() > 0 && !keys.kept() && !carried &&
+      static_cast<std::int64_t>(s.cells) * per_cell <= 65536) {
     exchange_into_cells(
-        space, s, [&](std::size_t i) { return buckets.cell(i); }, track, layout);
-    if (buckets.tiles_per_cell() == 1) {
-      return true;
-    }
-    buckets.update(space);
-    return false;
+        space, s, per_cell, [&](std::size_t i) { return buckets.bucket(i); }, track, layout);
+    return true;
   }
   auto rank_of = [&](std::size_t i) { return buckets.rank(i); };
   if (!global) {
@@ -1023,7 +1147,8 @@ bool move_records(SpaceAccess& space, LayoutKeys& keys, RecordBuckets& buckets, 
 /// (records keep their relative order inside a tile: the locality of the input's order
 /// survives); ordered loops: by keys inside a cell. Sets the layout's segments and tiles.
 void group_by_cell(const LayoutRequest& req, SpaceAccess& space, LayoutKeys& keys,
-                   const RecordBuckets& buckets, bool track, LoopLayout& layout) {
+                   const RecordBuckets& buckets, bool track, LoopLayout& layout,
+                   PhaseClock& clock) {
   const Schedule& s = layout.schedule;
   const std::size_t n = space.local_count();
   const bool shares = req.ranks > 1 && s.fields() == 0;
@@ -1037,7 +1162,13 @@ void group_by_cell(const LayoutRequest& req, SpaceAccess& space, LayoutKeys& key
     return buckets.bucket(i);
   };
   std::vector<std::size_t> starts;
-  if (!req.ordered) {
+  const std::vector<std::uint16_t>* bucket_ids = buckets.ids(n);
+  if (!req.ordered && !shares && bucket_ids != nullptr &&
+      n * std::max<std::size_t>(space.record_bytes(), 8) <= copy_budget()) {
+    // by cell and tile at once, on the session's threads
+    starts = group_by_scatter(record_columns(space, track), bucket_ids->data(), n,
+                              s.cells * per_cell, req.threads);
+  } else if (!req.ordered) {
     starts = group_in_place(space, s.cells * per_cell, local_bucket, track);
   } else {
     std::vector<std::uint32_t> order = counting_order(n, s.cells, local_bucket, starts);
@@ -1053,6 +1184,7 @@ void group_by_cell(const LayoutRequest& req, SpaceAccess& space, LayoutKeys& key
   if (per_cell > 1) {
     layout.tile_starts = std::move(starts);
   }
+  clock.mark("group");
 }
 
 /// A cached layout of this loop that still fits the records, on every rank (collective when the
@@ -1065,7 +1197,11 @@ const LoopLayout* cached_layout(LayoutCache& cache, const LayoutKey& key, const 
   if (req.ranks > 1) {
     comm().allreduce_max(&invalid, 1);
   }
-  return invalid ? nullptr : &it->second;
+  if (invalid) {
+    return nullptr;
+  }
+  it->second.phase_seconds.clear(); // made by an earlier call
+  return &it->second;
 }
 
 } // namespace
@@ -1105,18 +1241,24 @@ const LoopLayout& record_layout(const LayoutRequest& req, SpaceAccess& space) {
     layout.seg_end = {space.local_count()};
     return store(cache, key, std::move(layout), space);
   }
+  PhaseClock clock(layout.phase_seconds);
   LayoutKeys keys(req, space);
-  balance_blocks(req, keys, space.local_count(), global, s);
+  balance_blocks(req, keys, space.local_count(), global, s, clock);
   const RankShare share = rank_share(space.local_count(), global);
   // origin: positions fit in 32 bits (larger datasets are not tracked: serial loops then run in
   // the laid-out order)
   const bool track = space.origin() != nullptr && share.total < (std::uint64_t{1} << 32);
   RecordBuckets buckets(req, s, keys, share, space);
-  if (moves && move_records(space, keys, buckets, share, track, layout)) {
-    trim_heap();
-    return store(cache, key, std::move(layout), space);
+  clock.mark("buckets");
+  if (moves) {
+    const bool done = move_records(space, keys, buckets, share, track, layout);
+    clock.mark("move");
+    if (done) {
+      trim_heap();
+      return store(cache, key, std::move(layout), space);
+    }
   }
-  group_by_cell(req, space, keys, buckets, track, layout);
+  group_by_cell(req, space, keys, buckets, track, layout, clock);
   keys.release();
   if (moves) {
     // the layout's temporaries (orders, keys, the exchange's) were freed; malloc keeps freed

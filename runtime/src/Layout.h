@@ -18,6 +18,13 @@ namespace rotor::detail {
 /// Keys of local record i after the plan's transformation (unimodular skew), all keys.
 using KeyFunction = std::function<void(std::size_t, std::int64_t*)>;
 
+/// One phase of making a layout: its name ("ranges", "histograms", ...), wall-clock seconds and
+/// the process's CPU seconds over it.
+struct LayoutPhase {
+  const char* name;
+  double seconds, cpu_seconds;
+};
+
 struct LoopLayout {
   Schedule schedule;
   std::vector<std::size_t> seg_begin, seg_end; ///< per cell: local records [begin, end)
@@ -27,6 +34,9 @@ struct LoopLayout {
   const char* data = nullptr; ///< validation: the records' address and count
   std::size_t count = 0;
   std::uint64_t version = 0; ///< the records' change counter when last laid out or checked
+  /// Seconds of each phase of the layout made by this call of record_layout ("ranges",
+  /// "histograms", ...; --rotor-verbose prints them); empty when a cached layout was reused.
+  std::vector<LayoutPhase> phase_seconds;
 };
 
 struct LayoutRequest {

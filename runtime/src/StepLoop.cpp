@@ -401,12 +401,28 @@ private:
     record_loop_order(run_.space.identity(), run_.spec.file, run_.spec.line, std::move(global));
   }
 
+  /// " (ranges 0.1 (cpu 0.2), histograms ...)": the phases of a layout made by this execution.
+  std::string layout_phases() const {
+    if (!layout_ || layout_->phase_seconds.empty()) {
+      return "";
+    }
+    std::ostringstream s;
+    s.precision(3);
+    const char* sep = " (";
+    for (const LayoutPhase& p : layout_->phase_seconds) {
+      s << sep << p.name << " " << p.seconds << " (cpu " << p.cpu_seconds << ")";
+      sep = ", ";
+    }
+    s << ")";
+    return s.str();
+  }
+
   std::string summary() const {
     std::ostringstream s;
     s << kind_name(shape_.layout.kind) << (shape_.on_every_rank ? " (skewed)" : "") << " over "
       << sched_.steps.size() << " steps, " << sched_.cells << " cells (layout "
-      << seconds(t0_, t_layout_) << " s, steps " << seconds(t_layout_, t_steps_) << " s, end sync "
-      << sync_s_ << " s)";
+      << seconds(t0_, t_layout_) << " s" << layout_phases() << ", steps "
+      << seconds(t_layout_, t_steps_) << " s, end sync " << sync_s_ << " s)";
     if (layout_ && !points_ && sched_.fields() > 0) {
       s << ", " << blocks_summary(sched_, shape_.layout);
     }

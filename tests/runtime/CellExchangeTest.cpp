@@ -1,6 +1,6 @@
-// The record exchange straight into cells (several ranks, no record ids kept): it must lay the
-// records out exactly as the exchange that carries ids does, and its compact origin (one byte
-// per record) must still give serial loops and shuffles the dataset's order.
+// The record exchange straight into cells and tiles (several ranks, no record ids kept): it must
+// lay the records out exactly as the exchange that carries ids does, and its compact origin (two
+// bytes per record) must still give serial loops and shuffles the dataset's order.
 #include "LoopTestUtil.h"
 
 namespace rotor::test {
@@ -39,9 +39,7 @@ Rotated rotate_twice(const std::vector<Tagged>& records, Dataset<Tagged>& data, 
   return out;
 }
 
-TEST(CellExchange, LaysOutLikeTheExchangeThatCarriesIds) {
-  // enough records for several pages per cell and more pages than the windows hold
-  const int users = 41, items = 53, n = 300000;
+void expect_layout_like_the_exchange_with_ids(int users, int items, int n) {
   const std::vector<Tagged> records = make_tagged(n, users, items, 33);
   Dataset<Tagged> plain = share_of(records); // no ids: records go straight into their cells
   const Rotated a = rotate_twice(records, plain, users, items);
@@ -57,11 +55,22 @@ TEST(CellExchange, LaysOutLikeTheExchangeThatCarriesIds) {
   EXPECT_TRUE(bitwise_equal(a.H, b.H));
 }
 
+TEST(CellExchange, LaysOutLikeTheExchangeThatCarriesIds) {
+  // enough records for several pages per cell and more pages than the windows hold
+  expect_layout_like_the_exchange_with_ids(41, 53, 300000);
+}
+
+// Cells cut into tiles (--rotor-blocks=32: 1024 groups of a cell's tile, more than one byte
+// numbers): the exchange puts the records straight into their tiles.
+TEST(CellExchange, TilesLaidOutLikeTheExchangeThatCarriesIds) {
+  BlocksSetting blocks("32");
+  expect_layout_like_the_exchange_with_ids(101, 131, 300000);
+}
+
 /// acc[user] = 0.75 acc[user] + value: the result depends on the order of the records.
 auto order_body = [](const Tagged& r, auto& acc) { acc[r.user] = acc[r.user] * 0.75 + r.value; };
 
-TEST(CellExchange, SerialLoopAfterItSeesTheDatasetOrder) {
-  const int users = 29, items = 31, n = 3000;
+void expect_serial_loop_after_it_in_dataset_order(int users, int items, int n) {
   const std::vector<Tagged> records = make_tagged(n, users, items, 33);
   Dataset<Tagged> data = share_of(records);
   rotate_twice(records, data, users, items);
@@ -87,6 +96,15 @@ TEST(CellExchange, SerialLoopAfterItSeesTheDatasetOrder) {
   Dataset<Tagged> fresh = share_of(records);
   EXPECT_TRUE(same_records(rotate_twice(records, data, users, items).layout,
                            rotate_twice(records, fresh, users, items).layout));
+}
+
+TEST(CellExchange, SerialLoopAfterItSeesTheDatasetOrder) {
+  expect_serial_loop_after_it_in_dataset_order(29, 31, 3000);
+}
+
+TEST(CellExchange, SerialLoopAfterTilesSeesTheDatasetOrder) {
+  BlocksSetting blocks("32");
+  expect_serial_loop_after_it_in_dataset_order(101, 131, 20000);
 }
 
 TEST(CellExchange, ShuffleAfterItFollowsDatasetPositions) {

@@ -59,13 +59,14 @@ codegen::LoopSpec mf_rotation_spec() {
                array("H", Role::rotating, 1, true, {{1, 0, 0}, {-1, 0, 0}})});
 }
 
-// More blocks per field than workers (--rotor-blocks=12: each worker's block cut into tiles),
-// with a fresh order every epoch: still a serial order, equal to its replay bitwise.
-TEST(Rotation, MoreBlocksThanWorkersEqualSerialReplay) {
+// More blocks per field than workers (`blocks`: each worker's block cut into tiles), with a
+// fresh order every epoch: still a serial order, equal to its replay bitwise.
+void expect_tiled_rotation_equals_replay(const char* blocks_flag, int min_blocks, int count,
+                                         int users, int items) {
   CaptureOrders capture;
-  BlocksSetting blocks("12");
-  const int users = 97, items = 61, k = 4;
-  auto records = make_ratings(6000, users, items, 11);
+  BlocksSetting blocks(blocks_flag);
+  const int k = 4;
+  auto records = make_ratings(count, users, items, 11);
   Dataset<Rating> ratings(records);
   DistArray<float, 2> W({users, k}), H({items, k});
   W.fill_normal(0.f, 0.1f, 1);
@@ -86,12 +87,22 @@ TEST(Rotation, MoreBlocksThanWorkersEqualSerialReplay) {
     EXPECT_NEAR(loss, loss0, 1e-6 * loss0);
     if (workers > 1) {
       ASSERT_EQ(detail::last_blocks().size(), 2u);
-      EXPECT_GE(detail::last_blocks()[0], 12);
-      EXPECT_GE(detail::last_blocks()[1], 12);
+      EXPECT_GE(detail::last_blocks()[0], min_blocks);
+      EXPECT_GE(detail::last_blocks()[1], min_blocks);
       EXPECT_NE(order, previous) << "epoch " << epoch << " ran in the order of the one before";
     }
     previous = order;
   }
+}
+
+TEST(Rotation, MoreBlocksThanWorkersEqualSerialReplay) {
+  expect_tiled_rotation_equals_replay("12", 12, 6000, 97, 61);
+}
+
+// Enough records per rank (2^17 and more) that the layout groups them by tile on several
+// threads, each a contiguous piece of the records.
+TEST(Rotation, TilesGroupedInPiecesEqualSerialReplay) {
+  expect_tiled_rotation_equals_replay("32", 32, 300000, 2003, 509);
 }
 
 // The same seed gives the same orders (two runs of the same loop over the same records, each as

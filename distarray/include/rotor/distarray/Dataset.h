@@ -71,10 +71,10 @@ std::vector<char> gather_all(const void* data, std::size_t bytes);
 void check_non_negative(std::int64_t min_value, std::int64_t local_index, bool distributed,
                         const char* operation);
 /// Positions in the dataset's order of this rank's `count` records from compact origin codes
-/// (one byte per record in the dataset's order, held by the rank that held the record then: the
+/// (two bytes per record in the dataset's order, held by the rank that held the record then: the
 /// group of the record in the laid-out order, whose records keep the dataset's order inside a
-/// group). Collective when `distributed` (gathers every rank's codes: one byte per record).
-std::vector<std::uint32_t> expand_origin_codes(const std::vector<std::uint8_t>& codes,
+/// group). Collective when `distributed` (gathers every rank's codes: two bytes per record).
+std::vector<std::uint32_t> expand_origin_codes(const std::vector<std::uint16_t>& codes,
                                                std::size_t count, bool distributed);
 /// A random permutation of [0, n) that depends only on (seed, n).
 std::vector<std::int64_t> random_permutation(std::int64_t n, std::uint64_t seed);
@@ -454,7 +454,7 @@ private:
     if (origin_coded_) {
       origin_ = detail::expand_origin_codes(origin_code_, records_.size(),
                                             distribution_ == Distribution::distributed);
-      origin_code_ = std::vector<std::uint8_t>();
+      origin_code_ = std::vector<std::uint16_t>();
       origin_coded_ = false;
     }
   }
@@ -469,10 +469,10 @@ private:
   /// each local record in the dataset's sequence before that (serial loops run in that order).
   /// Empty: the records are in the dataset's order.
   std::vector<std::uint32_t> origin_;
-  /// The same, compact (when origin_coded_): the runtime's record exchange leaves one byte per
+  /// The same, compact (when origin_coded_): the runtime's record exchange leaves two bytes per
   /// record this rank held in the dataset's order (expand_origin_codes); origin_ is computed from
-  /// the codes where a serial loop or a reorder needs it (4 bytes a record less until then).
-  std::vector<std::uint8_t> origin_code_;
+  /// the codes where a serial loop or a reorder needs it (2 bytes a record less until then).
+  std::vector<std::uint16_t> origin_code_;
   bool origin_coded_ = false;
   /// Bumped whenever the records may have changed (non-const access, reordering): a parallel
   /// loop whose cached layout saw the same version skips checking the records' keys.

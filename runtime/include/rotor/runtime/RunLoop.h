@@ -88,7 +88,7 @@ public:
   std::vector<std::uint64_t>& ids() override { return DatasetInternals::ids(d_); }
   std::vector<std::uint32_t>* origin() override { return &DatasetInternals::origin(d_); }
   bool has_origin() const override { return DatasetInternals::has_origin(d_); }
-  void set_origin_codes(std::vector<std::uint8_t> codes) override {
+  void set_origin_codes(std::vector<std::uint16_t> codes) override {
     DatasetInternals::set_origin_codes(d_, std::move(codes));
   }
   std::uint64_t* version() override { return &DatasetInternals::version(d_); }

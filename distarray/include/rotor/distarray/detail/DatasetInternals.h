@@ -45,9 +45,9 @@ struct DatasetInternals {
   template <class R> static bool has_origin(const Dataset<R>& d) {
     return d.origin_coded_ || !d.origin_.empty();
   }
-  /// Compact origin: one byte per record this rank held in the dataset's order (see
+  /// Compact origin: two bytes per record this rank held in the dataset's order (see
   /// detail::expand_origin_codes).
-  template <class R> static void set_origin_codes(Dataset<R>& d, std::vector<std::uint8_t> codes) {
+  template <class R> static void set_origin_codes(Dataset<R>& d, std::vector<std::uint16_t> codes) {
     d.origin_.clear();
     d.origin_code_ = std::move(codes);
     d.origin_coded_ = true;

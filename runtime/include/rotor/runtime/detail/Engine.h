@@ -97,7 +97,7 @@ public:
   /// True when the records are not in the dataset's order (positions or codes kept).
   virtual bool has_origin() const { return false; }
   /// Keeps compact origin codes instead of positions (rotor::detail::expand_origin_codes).
-  virtual void set_origin_codes(std::vector<std::uint8_t> /*codes*/) {}
+  virtual void set_origin_codes(std::vector<std::uint16_t> /*codes*/) {}
   /// Resizes this rank's records in place (the first min(old, n) stay; new ones are for the
   /// caller to fill through record_data()) and sets the distribution. Ids and origin untouched.
   virtual void resize_local(std::size_t /*n*/, bool /*distributed*/) {}
