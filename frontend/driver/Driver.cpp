@@ -453,16 +453,20 @@ int compile_and_link(const Command& cmd, const DriverConfig& config, Analysed& a
   // linked three times as they are.
   const bool variants = cmd.links && cmd.host.empty() && !cmd.sources.empty() && !nvcc_used &&
                         wants_isa_variants(cmd.args, config);
+  std::vector<std::string> pch;
   if (!cmd.links && analysed.includes_rotor) {
-    const std::vector<std::string> pch =
-        host_pch_args(pch_cache_dir(), compile, find_rotor_header(config.compile), cmd.verbose);
+    pch = host_pch_args(pch_cache_dir(), compile, find_rotor_header(config.compile), cmd.verbose);
     compile.insert(compile.begin() + 1, pch.begin(), pch.end());
   }
   if (cmd.links && cmd.host.empty()) {
     compile.insert(compile.end(), config.link.begin(), config.link.end());
   }
-  return variants ? link_isa_variants(compile, cmd.output, config, cmd.verbose, run_process)
-                  : run_process(compile, cmd.verbose);
+  const int rc = variants ? link_isa_variants(compile, cmd.output, config, cmd.verbose, run_process)
+                          : run_process(compile, cmd.verbose);
+  if (rc == 0 && !pch.empty() && !add_pch_inputs_to_depfile(compile, pch)) {
+    std::cerr << "rotor-cc: warning: could not add Rotor's headers to the dependency file\n";
+  }
+  return rc;
 }
 
 void remove_rewritten(const Command& cmd, const Analysed& analysed) {

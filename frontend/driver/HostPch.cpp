@@ -237,4 +237,76 @@ std::vector<std::string> host_pch_args(const std::string& cache_dir,
   return {"-I" + dir}; // -I: GCC does not take a PCH from a -isystem directory
 }
 
+namespace {
+
+/// The dependency file a compile writes: `-MF FILE`, else `-o` with its extension made `.d`
+/// (GCC's rule for `-MD`); empty when it writes none.
+std::string depfile_of(const std::vector<std::string>& compile) {
+  bool writes = false;
+  std::string mf, out;
+  for (std::size_t i = 0; i < compile.size(); ++i) {
+    const std::string& a = compile[i];
+    writes = writes || a == "-MD" || a == "-MMD";
+    if (a == "-MF" && i + 1 < compile.size()) {
+      mf = compile[i + 1];
+    } else if (a.size() > 3 && a.compare(0, 3, "-MF") == 0) {
+      mf = a.substr(3);
+    } else if (a == "-o" && i + 1 < compile.size()) {
+      out = compile[i + 1];
+    }
+  }
+  if (!writes) {
+    return "";
+  }
+  if (!mf.empty() || out.empty()) {
+    return mf;
+  }
+  return fs::path(out).replace_extension(".d").string();
+}
+
+/// The headers listed in a PCH directory's `inputs` file (path lines, each followed by a stamp).
+std::vector<std::string> pch_inputs(const std::string& inputs_file) {
+  std::ifstream in(inputs_file);
+  std::vector<std::string> paths;
+  std::string path, stamp_line;
+  while (std::getline(in, path) && std::getline(in, stamp_line)) {
+    paths.push_back(path);
+  }
+  return paths;
+}
+
+} // namespace
+
+bool add_pch_inputs_to_depfile(const std::vector<std::string>& compile,
+                               const std::vector<std::string>& pch_args) {
+  const std::string depfile = depfile_of(compile);
+  if (depfile.empty() || pch_args.empty() || pch_args[0].compare(0, 2, "-I") != 0) {
+    return true;
+  }
+  const std::vector<std::string> inputs = pch_inputs(pch_args[0].substr(2) + "/inputs");
+  std::ifstream in(depfile);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  if (!in || text.find(':') == std::string::npos) {
+    return false;
+  }
+  // The first rule ends at the first newline not escaped by a backslash.
+  std::size_t end = 0;
+  while ((end = text.find('\n', end)) != std::string::npos && end > 0 && text[end - 1] == '\\') {
+    ++end;
+  }
+  std::string extra;
+  for (std::string h : inputs) {
+    for (std::size_t at = 0; (at = h.find(' ', at)) != std::string::npos; at += 2) {
+      h.insert(at, "\\"); // make's escape for a space in a path
+    }
+    extra += " \\\n " + h;
+  }
+  text.insert(end == std::string::npos ? text.size() : end, extra);
+  std::ofstream outf(depfile, std::ios::trunc);
+  outf << text;
+  return static_cast<bool>(outf);
+}
+
 } // namespace rotor::driver

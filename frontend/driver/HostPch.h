@@ -30,6 +30,14 @@ std::vector<std::string> host_pch_args(const std::string& cache_dir,
                                        const std::vector<std::string>& compile,
                                        const std::string& rotor_header, bool verbose);
 
+/// After a host compile that used the PCH (`pch_args`, from host_pch_args) and wrote a
+/// make-style dependency file (`-MD`/`-MMD`, with `-MF FILE` or next to `-o`): adds the headers
+/// the PCH was made from to that file's first rule. GCC names neither the PCH nor the headers
+/// inside it there, so without this a build tool would not recompile the object when one of
+/// Rotor's headers changes. False when the file could not be rewritten.
+bool add_pch_inputs_to_depfile(const std::vector<std::string>& compile,
+                               const std::vector<std::string>& pch_args);
+
 /// The rotor/rotor.h found in the `-I`/`-isystem` directories of `args` (first match), or empty.
 std::string find_rotor_header(const std::vector<std::string>& args);
 

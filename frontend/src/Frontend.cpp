@@ -344,7 +344,7 @@ private:
   bool collected_ = false;
   std::map<unsigned, CXXForRangeStmt*> range_fors_;
   std::optional<std::map<unsigned, std::vector<CXXForRangeStmt*>>> instances_;
-      rewrite_libc_calls(rw, a.lowered);
+  std::set<unsigned> rewritten_libc_calls_; ///< file offsets of rewritten random()/rand() calls
 };
 
 /// Collects Clang's error messages instead of printing them (the parse with a PCH: on any error

@@ -1,6 +1,7 @@
 # rotor-cc's precompiled rotor.h for the host compile (frontend/driver/HostPch.h): the first
 # compile builds it into the cache directory and uses it (GCC's -H marks a used PCH with '!'), a
-# changed input makes the next compile build it again, ROTOR_CC_PCH=0 turns it off.
+# changed input makes the next compile build it again, a -MD dependency file names the headers
+# inside it, ROTOR_CC_PCH=0 turns it off.
 # cmake -DROTOR_CC=... -DSOURCE=file.cpp -DWORK=dir -P HostPch.cmake
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
@@ -31,6 +32,20 @@ if(NOT second MATCHES "\n! [^\n]*rotor\\.h\\.gch\n")
   message(FATAL_ERROR "the second compile did not use the PCH:\n${second}")
 endif()
 
+# The dependency file names Rotor's headers (GCC names neither the PCH nor what is inside it):
+# without them a build tool would not recompile the object when a Rotor header changes.
+execute_process(COMMAND ${ROTOR_CC} -std=c++17 -O1 -MD -MT ${WORK}/x.o -MF ${WORK}/x.d -c ${SOURCE}
+                        -o ${WORK}/x.o RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "rotor-cc -MD failed (${rc}):\n${err}")
+endif()
+file(READ ${WORK}/x.d depfile)
+foreach(header rotor/runtime/Session.h rotor/distarray/Dataset.h)
+  if(NOT depfile MATCHES "${header}")
+    message(FATAL_ERROR "the dependency file does not name ${header}:\n${depfile}")
+  endif()
+endforeach()
+
 # An input that changed since (here: its recorded stamp no longer matches) makes it again.
 file(GLOB inputs ${WORK}/cache/gcc-*/inputs)
 file(READ ${inputs} text)
@@ -46,4 +61,4 @@ compile(off)
 if(off MATCHES "rotor\\.h\\.gch")
   message(FATAL_ERROR "ROTOR_CC_PCH=0 still used the PCH:\n${off}")
 endif()
-message(STATUS "host PCH built, used, rebuilt when stale, off with ROTOR_CC_PCH=0")
+message(STATUS "host PCH built, used, in the dependency file, rebuilt when stale, off with ROTOR_CC_PCH=0")
