@@ -136,6 +136,7 @@ private:
   void handle_loop(ASTContext& ctx, const RotorPragma& p, CXXForRangeStmt& loop, Rewriter& rw) {
     LoweredLoop lowered = lower_loop(ctx, loop, p, name_, result_.diagnostics);
     lowered.may_throw = may_throw(loop.getBody());
+    block_undoable_vector_writes(lowered);
     block_compiler_conditional(ctx.getSourceManager(), loop, lowered);
     if (lowered.failed) {
       result_.ok = false;
@@ -146,6 +147,9 @@ private:
     lr.plan = analysis::plan_loop(lowered.model);
     lr.gpu = lowered.gpu;
     lr.may_throw = lowered.may_throw;
+    if (lowered.over_vector) {
+      lr.container = "std::vector<" + lowered.record_type + ">";
+    }
     if (lr.plan.kind == analysis::PlanKind::serial) {
       warn_serial(ctx.getSourceManager(), loop, lr.plan);
     }
@@ -154,6 +158,21 @@ private:
       result_.changed = true;
     }
     result_.loops.push_back(std::move(lr));
+  }
+
+  /// A body that may throw and writes the elements of the std::vector it runs over: the runtime
+  /// undoes a throwing step's writes to arrays and to a Dataset's records, not to the vector's
+  /// elements (codegen-contract.md, "Exceptions"), so such a loop runs serially.
+  static void block_undoable_vector_writes(LoweredLoop& lowered) {
+    if (!lowered.over_vector || !lowered.writes_records || !lowered.may_throw) {
+      return;
+    }
+    analysis::Escape e;
+    e.kind = analysis::Escape::Kind::control_flow;
+    e.what = "the body may throw and writes the elements of the std::vector it runs over (a "
+             "throwing step's writes to them could not be undone)";
+    e.loc = lowered.model.loc;
+    lowered.model.escapes.push_back(std::move(e));
   }
 
   /// Code under a condition on the compiler in the body or its helpers blocks the loop

@@ -120,7 +120,7 @@ std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
      << indent << "    /*fields*/ {" << join(fields) << "}, /*matrix*/ {" << join(rows)
      << "}, /*base*/ ::rotor::codegen::Kind::" << analysis::to_string(plan.base) << ",\n"
      << indent << "    /*ordered*/ " << (m.ordered ? "true" : "false") << ", /*writes_records*/ "
-     << (loop.writes_records ? "true" : "false")
+     << (loop.writes_records && !loop.over_vector ? "true" : "false")
      << ", ::rotor::codegen::Device::" << (loop.gpu ? "gpu" : "cpu") << ",\n"
      << indent << "    /*arrays*/ {";
   std::vector<std::string> specs;
@@ -164,6 +164,9 @@ std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
     if (is_bound(loop, plan, rv.name)) {
       views.push_back(quoted(rv.name));
     }
+  }
+  if (loop.over_vector && loop.writes_records) {
+    views.push_back(quoted(loop.range)); // the body writes the vector's elements in place
   }
   os << "},\n"
      << indent << "    /*reductions*/ {" << join(reds) << "}, /*reason*/ "
@@ -226,6 +229,21 @@ std::string private_copies(const LoweredLoop& lowered, const std::string& separa
   return out;
 }
 
+/// A loop over a std::vector: the inspector's declarations before the call (the call site's
+/// Inspection, the range bound once, the iteration dataset; rotor/runtime/Inspector.h).
+std::string inspector_prelude(const LoweredLoop& lowered, const std::string& range,
+                              const std::string& separator) {
+  const analysis::LoopModel& m = lowered.model;
+  std::string fields;
+  for (const std::string& f : m.fields) {
+    fields += ", &" + lowered.record_type + "::" + f;
+  }
+  return "static ::rotor::codegen::Inspection<" + std::to_string(m.fields.size()) +
+         "> rotor_inspection;" + separator + "auto&& rotor_range = " + range + ";" + separator +
+         "auto& rotor_iterations = rotor_inspection.records(rotor_range" + fields + ");" +
+         separator;
+}
+
 } // namespace
 
 void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& pragma,
@@ -248,15 +266,24 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   // Bound row vectors get their views in a block around the call.
   const std::string views = row_vector_views(lowered, plan, "\n" + indent + "  ");
   const std::string copies = private_copies(lowered, "\n" + indent + "  ");
-  const bool block = !views.empty() || !copies.empty();
-  const std::string block_open = block ? "{\n" + indent + "  " + views + copies : "";
-  const std::string block_close = block ? " }" : "";
+  const std::string range = source_text(sm, lo, loop.getRangeInit()->getSourceRange());
+  const std::string inspector =
+      lowered.over_vector ? inspector_prelude(lowered, range, "\n" + indent + "  ") : "";
+  const bool block = !views.empty() || !copies.empty() || !inspector.empty();
+  const std::string block_open = block ? "{\n" + indent + "  " + inspector + views + copies : "";
+  // A body that wrote the vector's elements: every rank gets the other ranks' writes.
+  const std::string block_close = std::string(lowered.over_vector && lowered.writes_records
+                                                  ? " rotor_inspection.share_written(rotor_range);"
+                                                  : "") +
+                                  (block ? " }" : "");
+  const analysis::LoopModel& m = lowered.model;
   std::ostringstream head;
   head << block_open << "::rotor::codegen::run_loop(\n"
        << indent << "    " << loop_spec_text(lowered, plan, file_name, indent + "    ") << ",\n";
-  head << indent << "    " << source_text(sm, lo, loop.getRangeInit()->getSourceRange()) << ", ";
-  const analysis::LoopModel& m = lowered.model;
-  if (lowered.index_rank > 0) {
+  head << indent << "    " << (lowered.over_vector ? "rotor_iterations" : range) << ", ";
+  if (lowered.over_vector) {
+    head << "::rotor::codegen::iteration_keys<" << m.fields.size() << ">()";
+  } else if (lowered.index_rank > 0) {
     head << "::rotor::codegen::index_keys<" << lowered.index_rank << ">()";
   } else if (m.fields.empty()) {
     head << "::rotor::codegen::keys<" << lowered.record_type << ">()";
@@ -312,6 +339,13 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   if (!lowered.bindings.empty()) {
     first_param = "const ::rotor::Index<" + std::to_string(lowered.index_rank) + ">& rotor_point";
     prologue = " auto [" + join(lowered.bindings) + "] = rotor_point;";
+  } else if (lowered.over_vector) {
+    // The user's loop variable, declared as written, names the element of the iteration.
+    const VarDecl* var = loop.getLoopVariable();
+    first_param = "const ::rotor::codegen::Iteration<" + std::to_string(m.fields.size()) +
+                  ">& rotor_iteration";
+    prologue = " " + source_text(sm, lo, SourceRange(var->getBeginLoc(), var->getLocation())) +
+               " = rotor_range[rotor_iteration.at];";
   } else {
     const VarDecl* var = loop.getLoopVariable();
     first_param = source_text(sm, lo, SourceRange(var->getBeginLoc(), var->getLocation()));

@@ -1128,7 +1128,15 @@ LoweredLoop LoopLowering::run() {
   find_privates();
   prescan(loop_.getBody(), body);
   if (out_.index_rank == 0) {
-    choose_key_fields(dataset_record(range_type));
+    choose_key_fields(record_);
+    if (out_.over_vector && out_.model.fields.size() > k_max_inspected_keys) {
+      error(pragma_.hash,
+            "a '#pragma rotor parallel_for' loop over a std::vector may have at most " +
+                std::to_string(k_max_inspected_keys) + " key fields; '" + out_.record_type +
+                "' has " + std::to_string(out_.model.fields.size()) +
+                " integer fields the loop does not write");
+      return std::move(out_);
+    }
   }
   enclosing_method_ = method_of(loop_var_->getDeclContext());
 
@@ -1150,13 +1158,25 @@ LoweredLoop LoopLowering::run() {
   return std::move(out_);
 }
 
-/// The loop's space from the range's type: a Dataset (its record type) or an IndexSpace (its
-/// rank, fields i0, i1, ...). False, with an error, for anything else.
+/// The loop's space from the range's type: a Dataset or a std::vector of plain records (the
+/// record type) or an IndexSpace (its rank, fields i0, i1, ...). False, with an error, for
+/// anything else.
 bool LoopLowering::choose_space(QualType range_type) {
   auto& m = out_.model;
   if (const RecordDecl* record = dataset_record(range_type)) {
     m.space = analysis::SpaceKind::dataset;
     out_.record_type = record_type_name(ctx_, record);
+    record_ = record;
+    return true;
+  }
+  // A std::vector of plain records: the same keys and plan as a Dataset of them; the rewriter
+  // runs it through the inspector (rotor/runtime/Inspector.h).
+  if (const RecordDecl* record = vector_record(ctx_, range_type)) {
+    m.space = analysis::SpaceKind::dataset;
+    out_.record_type = record_type_name(ctx_, record);
+    out_.over_vector = true;
+    out_.range = text_of(loop_.getRangeInit());
+    record_ = record;
     return true;
   }
   if (const int n = index_space_rank(range_type); n > 0) {
@@ -1169,7 +1189,8 @@ bool LoopLowering::choose_space(QualType range_type) {
   }
   error(pragma_.hash, "'#pragma rotor parallel_for' loop is over '" +
                           range_type.getNonReferenceType().getAsString() +
-                          "', not a rotor::Dataset or rotor::IndexSpace");
+                          "', not a rotor::Dataset, a rotor::IndexSpace or a std::vector of "
+                          "plain records");
   return false;
 }
 

@@ -18,13 +18,18 @@ namespace rotor::frontend {
 struct LoweredLoop {
   analysis::LoopModel model;
   bool gpu = false;
-  /// rotor::Dataset<R>: the record type as it can be named at the loop; IndexSpace: empty.
+  /// rotor::Dataset<R> or std::vector<R>: the record type as it can be named at the loop;
+  /// IndexSpace: empty.
   std::string record_type;
-  int index_rank = 0;                           ///< IndexSpace<N>: N
-  std::vector<std::string> bindings;            ///< `auto [i, j] : grid`: {"i", "j"}
-  bool writes_records = false;                  ///< body writes fields of its (reference) record
-  bool may_throw = true;                        ///< the body may throw (ThrowAnalysis.h)
-  std::vector<std::string> reductions;          ///< names bound in the reductions tuple
+  int index_rank = 0; ///< IndexSpace<N>: N
+  /// The loop is over a std::vector of plain records (record_type): run through the inspector,
+  /// codegen::Inspection (docs/design/codegen-contract.md, "Loops over a std::vector").
+  bool over_vector = false;
+  std::string range;                   ///< over_vector: the range expression as written (`tokens`)
+  std::vector<std::string> bindings;   ///< `auto [i, j] : grid`: {"i", "j"}
+  bool writes_records = false;         ///< body writes fields of its (reference) record
+  bool may_throw = true;               ///< the body may throw (ThrowAnalysis.h)
+  std::vector<std::string> reductions; ///< names bound in the reductions tuple
   std::vector<clang::SourceLocation> continues; ///< `continue` of this loop (to `return`)
   std::vector<clang::SourceLocation> breaks;    ///< `break` of this loop
   std::vector<std::string> unused_in_body;      ///< bound names the body never names directly

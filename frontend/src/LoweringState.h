@@ -24,6 +24,9 @@ using namespace clang;
 using analysis::Offset;
 using analysis::Subscript;
 
+/// The most key fields a loop over a std::vector may have (codegen::k_max_inspected_keys).
+inline constexpr std::size_t k_max_inspected_keys = 6;
+
 /// The symbolic value of an integer expression used as a subscript.
 struct Sym {
   Subscript::Kind kind = Subscript::Kind::unknown;
@@ -295,6 +298,7 @@ private:
 
   const VarDecl* loop_var_ = nullptr;
   const ValueDecl* range_decl_ = nullptr;
+  const RecordDecl* record_ = nullptr; ///< the Dataset's or std::vector's record type
   std::vector<const FieldDecl*> key_fields_;
   std::set<const FieldDecl*> written_fields_;
   std::set<const ValueDecl*> mutated_;       ///< written anywhere in the loop (or a callee)

@@ -15,6 +15,7 @@
 #include "rotor/runtime/Buffered.h"
 #include "rotor/runtime/Codegen.h"
 #include "rotor/runtime/ContainerView.h"
+#include "rotor/runtime/Inspector.h"
 #include "rotor/runtime/Metrics.h"
 #include "rotor/runtime/Private.h"
 #include "rotor/runtime/RunLoop.h"
