@@ -57,11 +57,17 @@ public:
   explicit LoopCollector(const SourceManager& sm) : sm_(sm) {}
   bool VisitCXXForRangeStmt(CXXForRangeStmt* s) {
     if (sm_.isWrittenInMainFile(s->getForLoc())) {
-      range_fors[s->getForLoc().getRawEncoding()] = s;
+      fors[s->getForLoc().getRawEncoding()] = s;
     }
     return true;
   }
-  std::map<unsigned, CXXForRangeStmt*> range_fors;
+  bool VisitForStmt(ForStmt* s) {
+    if (sm_.isWrittenInMainFile(s->getForLoc())) {
+      fors[s->getForLoc().getRawEncoding()] = s;
+    }
+    return true;
+  }
+  std::map<unsigned, Stmt*> fors; ///< range-fors and plain fors
 
 private:
   const SourceManager& sm_;
@@ -88,8 +94,8 @@ public:
     const SourceManager& sm = ctx.getSourceManager();
     Rewriter rw(ctx.getSourceManager(), ctx.getLangOpts());
     for (const RotorPragma& p : pragmas_) {
-      if (CXXForRangeStmt* loop = annotated_loop(ctx, p)) {
-        handle_loop(ctx, p, *loop, rw);
+      if (const LoopSite loop = annotated_loop(ctx, p); loop.stmt != nullptr) {
+        handle_loop(ctx, p, loop, rw);
       }
     }
     if (result_.ok && result_.changed) {
@@ -105,37 +111,50 @@ public:
   }
 
 private:
-  /// The range-for that pragma `p` of the main file annotates; nullptr (with an error where the
-  /// pragma is misplaced) otherwise.
-  CXXForRangeStmt* annotated_loop(ASTContext& ctx, const RotorPragma& p) {
+  /// The loop that pragma `p` of the main file annotates (a range-for, or an index loop over a
+  /// std::vector); a site without `stmt` (with an error where the pragma is misplaced) otherwise.
+  LoopSite annotated_loop(ASTContext& ctx, const RotorPragma& p) {
     const SourceManager& sm = ctx.getSourceManager();
     if (!sm.isWrittenInMainFile(sm.getExpansionLoc(p.hash))) {
       warn_pragma_in_header(sm, p);
-      return nullptr;
+      return {};
     }
     if (!p.error.empty()) {
       error(sm, p.error_loc.isValid() ? p.error_loc : p.hash, p.error);
-      return nullptr;
+      return {};
     }
-    CXXForRangeStmt* loop = following_loop(ctx, p);
-    if (loop == nullptr) {
+    const Stmt* loop = following_loop(ctx, p);
+    LoopSite site;
+    std::string why;
+    if (const auto* range_for = dyn_cast_or_null<CXXForRangeStmt>(loop)) {
+      site = range_for_site(*range_for);
+    } else if (const auto* index_for = dyn_cast_or_null<ForStmt>(loop)) {
+      site = index_loop_site(*index_for, why);
+      if (site.stmt == nullptr) {
+        error(sm, p.hash,
+              "'#pragma rotor parallel_for' index loop not accepted: " + why +
+                  " (accepted: 'for (std::size_t i = 0; i < v.size(); ++i)' over a std::vector "
+                  "of records, using 'v[i]' as the record)");
+        return {};
+      }
+    } else {
       error(sm, p.hash,
-            "'#pragma rotor parallel_for' must be followed by a range-based for loop "
-            "(for (const Record& r : dataset) or for (auto [i, j] : index_space))");
-      return nullptr;
+            "'#pragma rotor parallel_for' must be followed by a for loop (for (const Record& r : "
+            "dataset), for (auto [i, j] : index_space), or for (std::size_t i = 0; i < "
+            "v.size(); ++i))");
+      return {};
     }
-    if (loop->getRangeInit()->isTypeDependent() ||
-        loop->getLoopVariable()->getType()->isDependentType()) {
+    if (site.range->isTypeDependent() || site.var->getType()->isDependentType()) {
       error(sm, p.hash, "'#pragma rotor parallel_for' loops inside templates are not supported");
-      return nullptr;
+      return {};
     }
-    return loop;
+    return site;
   }
 
   /// Lowers, plans and (unless explaining) rewrites one annotated loop.
-  void handle_loop(ASTContext& ctx, const RotorPragma& p, CXXForRangeStmt& loop, Rewriter& rw) {
+  void handle_loop(ASTContext& ctx, const RotorPragma& p, const LoopSite& loop, Rewriter& rw) {
     LoweredLoop lowered = lower_loop(ctx, loop, p, name_, result_.diagnostics);
-    lowered.may_throw = may_throw(loop.getBody());
+    lowered.may_throw = may_throw(loop.body);
     block_undoable_vector_writes(lowered);
     block_compiler_conditional(ctx.getSourceManager(), loop, lowered);
     if (lowered.failed) {
@@ -177,12 +196,12 @@ private:
 
   /// Code under a condition on the compiler in the body or its helpers blocks the loop
   /// (CompilerConditionals.h).
-  void block_compiler_conditional(const SourceManager& sm, const CXXForRangeStmt& loop,
+  void block_compiler_conditional(const SourceManager& sm, const LoopSite& loop,
                                   LoweredLoop& lowered) {
     if (std::getenv("ROTOR_CC_TEST_BLIND_TO_COMPILER_CONDITIONALS") != nullptr) {
       return; // tests only: they prove the sanitizers and the fuzzer catch what the analysis missed
     }
-    const CompilerConditional* c = compiler_conditional_in(conditionals_, loop.getBody(), sm);
+    const CompilerConditional* c = compiler_conditional_in(conditionals_, loop.body, sm);
     if (c == nullptr) {
       return;
     }
@@ -199,9 +218,8 @@ private:
   }
 
   /// "loop not parallelized: REASON" at the loop, and a note at the blocking access.
-  void warn_serial(const SourceManager& sm, const CXXForRangeStmt& loop,
-                   const analysis::Plan& plan) {
-    result_.remarks.push_back(make_diagnostic(sm, loop.getForLoc(), Severity::warning,
+  void warn_serial(const SourceManager& sm, const LoopSite& loop, const analysis::Plan& plan) {
+    result_.remarks.push_back(make_diagnostic(sm, loop.for_loc, Severity::warning,
                                               "loop not parallelized: " + plan.reason, name_));
     if (!plan.blocking || plan.blocking->line <= 0) {
       return;
@@ -246,24 +264,24 @@ private:
     result_.ok = false;
   }
 
-  CXXForRangeStmt* following_loop(ASTContext& ctx, const RotorPragma& p) {
+  const Stmt* following_loop(ASTContext& ctx, const RotorPragma& p) {
     const SourceManager& sm = ctx.getSourceManager();
     Optional<Token> next = Lexer::findNextToken(sm.getExpansionLoc(p.last), sm, ctx.getLangOpts());
     if (!next || !next->is(tok::raw_identifier) || next->getRawIdentifier() != "for") {
       return nullptr;
     }
-    auto it = range_fors_cache(ctx).find(next->getLocation().getRawEncoding());
-    return it == range_fors_cache(ctx).end() ? nullptr : it->second;
+    auto it = fors_cache(ctx).find(next->getLocation().getRawEncoding());
+    return it == fors_cache(ctx).end() ? nullptr : it->second;
   }
 
-  std::map<unsigned, CXXForRangeStmt*>& range_fors_cache(ASTContext& ctx) {
+  std::map<unsigned, Stmt*>& fors_cache(ASTContext& ctx) {
     if (!collected_) {
       LoopCollector collector(ctx.getSourceManager());
       collector.TraverseDecl(ctx.getTranslationUnitDecl());
-      range_fors_ = std::move(collector.range_fors);
+      fors_ = std::move(collector.fors);
       collected_ = true;
     }
-    return range_fors_;
+    return fors_;
   }
 
   std::vector<RotorPragma>& pragmas_;
@@ -273,7 +291,7 @@ private:
   const SourceManager& sm_;
   const std::vector<CompilerConditional>& conditionals_;
   bool collected_ = false;
-  std::map<unsigned, CXXForRangeStmt*> range_fors_;
+  std::map<unsigned, Stmt*> fors_;
 };
 
 /// Collects Clang's error messages instead of printing them (the parse with a PCH: on any error

@@ -244,9 +244,24 @@ std::string inspector_prelude(const LoweredLoop& lowered, const std::string& ran
          separator;
 }
 
+/// The body's first statement in a loop over a vector: the user's loop variable, declared as
+/// written, names the iteration's element (a range-for), or the index is the iteration's
+/// position (an index loop; read only, as the lowering checked).
+std::string vector_loop_prologue(const LoopSite& loop, const SourceManager& sm,
+                                 const LangOptions& lo) {
+  const VarDecl* var = loop.var;
+  if (loop.index_loop) {
+    const std::string type = var->getType().getUnqualifiedType().getAsString(PrintingPolicy(lo));
+    return " const " + type + " " + var->getNameAsString() + " = static_cast<" + type +
+           ">(rotor_iteration.at); (void)" + var->getNameAsString() + ";";
+  }
+  return " " + source_text(sm, lo, SourceRange(var->getBeginLoc(), var->getLocation())) +
+         " = rotor_range[rotor_iteration.at];";
+}
+
 } // namespace
 
-void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& pragma,
+void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
                   const LoweredLoop& lowered, const analysis::Plan& plan,
                   const std::string& file_name) {
   const SourceManager& sm = rw.getSourceMgr();
@@ -259,14 +274,14 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   rw.InsertTextAfter(pragma_end, " */");
 
   // Indentation of the `for`.
-  const unsigned col = sm.getSpellingColumnNumber(loop.getForLoc());
+  const unsigned col = sm.getSpellingColumnNumber(loop.for_loc);
   const std::string indent(col > 0 ? col - 1 : 0, ' ');
   const bool returns_bool = !lowered.breaks.empty();
 
   // Bound row vectors get their views in a block around the call.
   const std::string views = row_vector_views(lowered, plan, "\n" + indent + "  ");
   const std::string copies = private_copies(lowered, "\n" + indent + "  ");
-  const std::string range = source_text(sm, lo, loop.getRangeInit()->getSourceRange());
+  const std::string range = source_text(sm, lo, loop.range->getSourceRange());
   const std::string inspector =
       lowered.over_vector ? inspector_prelude(lowered, range, "\n" + indent + "  ") : "";
   const bool block = !views.empty() || !copies.empty() || !inspector.empty();
@@ -340,14 +355,11 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
     first_param = "const ::rotor::Index<" + std::to_string(lowered.index_rank) + ">& rotor_point";
     prologue = " auto [" + join(lowered.bindings) + "] = rotor_point;";
   } else if (lowered.over_vector) {
-    // The user's loop variable, declared as written, names the element of the iteration.
-    const VarDecl* var = loop.getLoopVariable();
     first_param = "const ::rotor::codegen::Iteration<" + std::to_string(m.fields.size()) +
                   ">& rotor_iteration";
-    prologue = " " + source_text(sm, lo, SourceRange(var->getBeginLoc(), var->getLocation())) +
-               " = rotor_range[rotor_iteration.at];";
+    prologue = vector_loop_prologue(loop, sm, lo);
   } else {
-    const VarDecl* var = loop.getLoopVariable();
+    const VarDecl* var = loop.var;
     first_param = source_text(sm, lo, SourceRange(var->getBeginLoc(), var->getLocation()));
   }
   params.insert(params.begin(), first_param);
@@ -361,7 +373,7 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   }
 
   // Replace `for (...) {` (and a blank rest of its line) by the call's head.
-  const Stmt* body = loop.getBody();
+  const Stmt* body = loop.body;
   const auto* compound = dyn_cast<CompoundStmt>(body);
   SourceLocation body_start = compound ? compound->getLBracLoc() : body->getBeginLoc();
   unsigned blank = 0;
@@ -369,14 +381,14 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   unsigned line = sm.getSpellingLineNumber(body_start);
   if (compound != nullptr) {
     if (rest_of_line_blank(sm, after_brace, blank)) {
-      replace_chars(rw, loop.getForLoc(), after_brace.getLocWithOffset(blank),
+      replace_chars(rw, loop.for_loc, after_brace.getLocWithOffset(blank),
                     head.str() + "\n#line " + std::to_string(line + 1) + " " + file + "\n");
     } else {
-      replace_chars(rw, loop.getForLoc(), after_brace,
+      replace_chars(rw, loop.for_loc, after_brace,
                     head.str() + "\n#line " + std::to_string(line) + " " + file + "\n");
     }
   } else {
-    replace_chars(rw, loop.getForLoc(), body_start,
+    replace_chars(rw, loop.for_loc, body_start,
                   head.str() + "\n#line " + std::to_string(line) + " " + file + "\n");
   }
 

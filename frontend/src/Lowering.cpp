@@ -92,6 +92,9 @@ bool is_nonconst_ref(QualType t) {
 
 Target LoopLowering::target_of(const Expr* e, Frame& f) {
   e = e->IgnoreParenImpCasts();
+  if (is_site_element(loop_, e)) {
+    return record_target(); // `v[i]` of an index loop over a vector: the record
+  }
   if (const auto* cast = dyn_cast<ExplicitCastExpr>(e)) {
     return target_of(cast->getSubExpr(), f);
   }
@@ -114,6 +117,12 @@ Target LoopLowering::target_of(const Expr* e, Frame& f) {
       return target_of(it->second.first, *it->second.second);
     }
   }
+  if (d == loop_var_ && loop_.index_loop) {
+    Target t; // an index loop's index: read only (on_declref), not a key (for now)
+    t.kind = Target::local_k;
+    t.decl = d;
+    return t;
+  }
   if (d == loop_var_) {
     Target t;
     t.kind = out_.index_rank > 0 ? Target::point_k : Target::record_k;
@@ -122,6 +131,14 @@ Target LoopLowering::target_of(const Expr* e, Frame& f) {
   }
   const auto* vd = dyn_cast<VarDecl>(d);
   return vd == nullptr ? Target{} : target_of_variable(vd, dre, f);
+}
+
+/// The loop's record (a range-for's variable, an index loop's `v[i]`).
+Target LoopLowering::record_target() const {
+  Target t;
+  t.kind = Target::record_k;
+  t.decl = loop_var_;
+  return t;
 }
 
 /// `this`: the caller's object in a member function called from the loop, or the object the
@@ -368,6 +385,9 @@ void LoopLowering::prescan(const Stmt* s, Frame& f) {
       }
     }
   }
+  if (const auto* ds = dyn_cast<DeclStmt>(s)) {
+    bind_record_references(ds, f);
+  }
   if (const auto* dre = dyn_cast<DeclRefExpr>(s)) {
     const UseInfo u = classify(dre, f);
     if (u.use != Use::read && u.use != Use::alias_init) {
@@ -385,6 +405,18 @@ void LoopLowering::prescan(const Stmt* s, Frame& f) {
   }
   for (const Stmt* child : s->children()) {
     prescan(child, f);
+  }
+}
+
+/// An index loop's `const R& r = v[i];` / `auto& r = v[i];`: `r` is the record (a reference is
+/// never rebound, so every use of `r` is a use of the record).
+void LoopLowering::bind_record_references(const DeclStmt* ds, Frame& f) {
+  for (const Decl* d : ds->decls()) {
+    const auto* vd = dyn_cast<VarDecl>(d);
+    if (vd != nullptr && vd->getType()->isReferenceType() && vd->getInit() != nullptr &&
+        is_site_element(loop_, vd->getInit()->IgnoreParenImpCasts())) {
+      f.env[vd] = record_target();
+    }
   }
 }
 
@@ -692,6 +724,11 @@ void LoopLowering::settle_outer_references() {
 
 void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
   note_outer_reference(dre, f);
+  if (loop_.index_loop && dre->getDecl() == loop_var_ && classify(dre, f).use != Use::read) {
+    error(dre->getBeginLoc(), "the loop's index '" + loop_var_->getNameAsString() +
+                                  "' is written or aliased in the loop body (an index loop's "
+                                  "index may only be read)");
+  }
   if (privates_.count(dre->getDecl()) && !inside_loop(dre->getLocation())) {
     escape(analysis::Escape::Kind::outside_write,
            "'" + dre->getDecl()->getNameAsString() + "' has a copy per worker but is used in '" +
@@ -761,10 +798,37 @@ void LoopLowering::on_this(const CXXThisExpr* te, Frame& f) {
          "'" + name + "' is declared outside the loop and written in it", te->getBeginLoc());
 }
 
+/// A use of the vector a loop runs over that may change its size: any write other than through
+/// an element accessor (`v[j] = ...`, `v.at(j).x = ...` change elements, not the size).
+bool LoopLowering::may_resize(const DeclRefExpr* dre, const Stmt* parent, Frame& f) const {
+  if (classify(dre, f).use == Use::read) {
+    return false;
+  }
+  if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent)) {
+    return op->getOperator() != OO_Subscript;
+  }
+  if (const auto* me = dyn_cast_or_null<MemberExpr>(parent)) {
+    const auto* md = dyn_cast<CXXMethodDecl>(me->getMemberDecl());
+    return md == nullptr || !is_element_accessor(md);
+  }
+  return true;
+}
+
 void LoopLowering::on_dataset_use(const DeclRefExpr* dre, Frame& f) {
   const Stmt* p = f.parents->getParent(dre);
   while (p != nullptr && isa<ImplicitCastExpr, ParenExpr>(p)) {
     p = f.parents->getParent(p);
+  }
+  if (const auto* e = dyn_cast_or_null<Expr>(p); e != nullptr && is_site_element(loop_, e)) {
+    return; // `v[i]`: the iteration's own record
+  }
+  if (out_.over_vector && may_resize(dre, p, f)) {
+    error(dre->getBeginLoc(), "the loop may change the size of '" +
+                                  dre->getDecl()->getNameAsString() +
+                                  "', the std::vector it runs over ('" +
+                                  text_of(p != nullptr && isa<Expr>(p) ? p : dre) +
+                                  "'): Rotor computes the iterations before the loop");
+    return;
   }
   if (const auto* me = dyn_cast_or_null<MemberExpr>(p)) {
     const std::string name = me->getMemberNameInfo().getAsString();
@@ -1107,26 +1171,26 @@ void LoopLowering::block_unsafe_leftovers() {
 
 LoweredLoop LoopLowering::run() {
   auto& m = out_.model;
-  m.loc = loc_of(loop_.getForLoc());
+  m.loc = loc_of(loop_.for_loc);
   m.ordered = pragma_.ordered;
   m.buffered = pragma_.buffered;
   out_.gpu = pragma_.gpu;
-  loop_var_ = loop_.getLoopVariable();
-  if (const auto* dre = dyn_cast<DeclRefExpr>(loop_.getRangeInit()->IgnoreParenImpCasts())) {
+  loop_var_ = loop_.var;
+  if (const auto* dre = dyn_cast<DeclRefExpr>(loop_.range->IgnoreParenImpCasts())) {
     range_decl_ = dre->getDecl();
   }
-  const QualType range_type = loop_.getRangeInit()->getType();
+  const QualType range_type = loop_.range->getType();
   if (!choose_space(range_type)) {
     return std::move(out_);
   }
 
   Frame body;
   body_frame_ = &body;
-  body.parents = std::make_unique<ParentMap>(const_cast<Stmt*>(loop_.getBody()));
+  body.parents = std::make_unique<ParentMap>(const_cast<Stmt*>(loop_.body));
   bind_structured(body);
-  control_flow(loop_.getBody(), 0, 0, 0);
+  control_flow(loop_.body, 0, 0, 0);
   find_privates();
-  prescan(loop_.getBody(), body);
+  prescan(loop_.body, body);
   if (out_.index_rank == 0) {
     choose_key_fields(record_);
     if (out_.over_vector && out_.model.fields.size() > k_max_inspected_keys) {
@@ -1140,9 +1204,11 @@ LoweredLoop LoopLowering::run() {
   }
   enclosing_method_ = method_of(loop_var_->getDeclContext());
 
-  walk(loop_.getBody(), body);
+  walk(loop_.body, body);
 
-  if (out_.index_rank == 0) { // helpers may write fields the body does not name
+  if (loop_.index_loop) { // `v[i].topic = z`
+    out_.writes_records = !written_fields_.empty();
+  } else if (out_.index_rank == 0) { // helpers may write fields the body does not name
     out_.writes_records = !written_fields_.empty() && loop_var_->getType()->isReferenceType() &&
                           !loop_var_->getType().getNonReferenceType().isConstQualified();
   }
@@ -1163,6 +1229,9 @@ LoweredLoop LoopLowering::run() {
 /// anything else.
 bool LoopLowering::choose_space(QualType range_type) {
   auto& m = out_.model;
+  if (loop_.index_loop) {
+    return choose_index_loop_space(range_type);
+  }
   if (const RecordDecl* record = dataset_record(range_type)) {
     m.space = analysis::SpaceKind::dataset;
     out_.record_type = record_type_name(ctx_, record);
@@ -1175,7 +1244,7 @@ bool LoopLowering::choose_space(QualType range_type) {
     m.space = analysis::SpaceKind::dataset;
     out_.record_type = record_type_name(ctx_, record);
     out_.over_vector = true;
-    out_.range = text_of(loop_.getRangeInit());
+    out_.range = text_of(loop_.range);
     record_ = record;
     return true;
   }
@@ -1192,6 +1261,24 @@ bool LoopLowering::choose_space(QualType range_type) {
                           "', not a rotor::Dataset, a rotor::IndexSpace or a std::vector of "
                           "plain records");
   return false;
+}
+
+/// An index loop `for (I i = 0; i < v.size(); ++i)`: v must be a std::vector of plain records;
+/// `v[i]` is the record, with a Dataset loop's keys. False, with an error, otherwise.
+bool LoopLowering::choose_index_loop_space(QualType range_type) {
+  const RecordDecl* record = vector_record(ctx_, range_type);
+  if (record == nullptr) {
+    error(pragma_.hash, "'#pragma rotor parallel_for' index loop is over '" +
+                            range_type.getNonReferenceType().getAsString() +
+                            "', not a std::vector of plain records");
+    return false;
+  }
+  out_.model.space = analysis::SpaceKind::dataset;
+  out_.record_type = record_type_name(ctx_, record);
+  out_.over_vector = true;
+  out_.range = text_of(loop_.range);
+  record_ = record;
+  return true;
 }
 
 /// `for (auto [i, j] : space)`: each binding is key field i.
@@ -1289,7 +1376,7 @@ void LoopLowering::settle_buffered() {
 
 namespace rotor::frontend {
 
-LoweredLoop lower_loop(ASTContext& ctx, const CXXForRangeStmt& loop, const RotorPragma& pragma,
+LoweredLoop lower_loop(ASTContext& ctx, const LoopSite& loop, const RotorPragma& pragma,
                        const std::string& file_name, std::vector<Diagnostic>& diags) {
   return lowering::LoopLowering(ctx, loop, pragma, file_name, diags).run();
 }

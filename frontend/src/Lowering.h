@@ -3,6 +3,7 @@
 /// Lowering: one annotated range-for (Clang AST) -> analysis::LoopModel, plus what the rewriter
 /// needs to emit the run_loop call (names to bind, the loop variable, control flow to rewrite).
 
+#include "LoopSite.h"
 #include "PragmaHandler.h"
 #include "rotor/analysis/LoopModel.h"
 #include "rotor/frontend/Frontend.h"
@@ -60,9 +61,8 @@ struct LoweredLoop {
 };
 
 /// Lowers `loop` (annotated by `pragma`). Errors and remarks are appended to `diags`.
-LoweredLoop lower_loop(clang::ASTContext& ctx, const clang::CXXForRangeStmt& loop,
-                       const RotorPragma& pragma, const std::string& file_name,
-                       std::vector<Diagnostic>& diags);
+LoweredLoop lower_loop(clang::ASTContext& ctx, const LoopSite& loop, const RotorPragma& pragma,
+                       const std::string& file_name, std::vector<Diagnostic>& diags);
 
 /// A Diagnostic at `loc` (the line of source filled in).
 Diagnostic make_diagnostic(const clang::SourceManager& sm, clang::SourceLocation loc,

@@ -146,7 +146,7 @@ bool is_nonconst_ref(QualType t);
 
 class LoopLowering {
 public:
-  LoopLowering(ASTContext& ctx, const CXXForRangeStmt& loop, const RotorPragma& pragma,
+  LoopLowering(ASTContext& ctx, const LoopSite& loop, const RotorPragma& pragma,
                const std::string& file, std::vector<Diagnostic>& diags)
       : ctx_(ctx), sm_(ctx.getSourceManager()), loop_(loop), pragma_(pragma), file_(file),
         diags_(diags) {}
@@ -155,6 +155,8 @@ public:
 
 private:
   bool choose_space(QualType range_type);
+  bool choose_index_loop_space(QualType range_type);
+  Target record_target() const;
   void bind_structured(Frame& body);
   void choose_key_fields(const RecordDecl* record);
   void settle_reductions();
@@ -181,7 +183,7 @@ private:
   }
   bool inside_loop(SourceLocation l) const {
     l = sm_.getExpansionLoc(l);
-    SourceRange r = loop_.getSourceRange();
+    SourceRange r = loop_.stmt->getSourceRange();
     return !sm_.isBeforeInTranslationUnit(l, sm_.getExpansionLoc(r.getBegin())) &&
            !sm_.isBeforeInTranslationUnit(sm_.getExpansionLoc(r.getEnd()), l);
   }
@@ -217,6 +219,7 @@ private:
   Sym eval_point_coordinate(const CXXOperatorCallExpr* op, Frame& f);
   Sym eval_binary(const BinaryOperator* bo, Frame& f);
   void prescan(const Stmt* s, Frame& f);
+  void bind_record_references(const DeclStmt* ds, Frame& f);
   void walk(const Stmt* s, Frame& f);
   void on_declref(const DeclRefExpr* dre, Frame& f);
   void note_outer_reference(const DeclRefExpr* dre, Frame& f);
@@ -241,6 +244,7 @@ private:
   void check_pointer_read(const Expr* pointer, const Stmt* at, Frame& f);
   void check_static(const VarDecl* vd, Frame& f);
   void on_dataset_use(const DeclRefExpr* dre, Frame& f);
+  bool may_resize(const DeclRefExpr* dre, const Stmt* parent, Frame& f) const;
   void analyse_callee(Frame& callee, SourceLocation at);
   void on_destroy(const VarDecl* vd, Frame& f);
   std::string outside_write_fix(const VarDecl* vd) const;
@@ -290,7 +294,7 @@ private:
 
   ASTContext& ctx_;
   const SourceManager& sm_;
-  const CXXForRangeStmt& loop_;
+  const LoopSite& loop_;
   const RotorPragma& pragma_;
   std::string file_;
   std::vector<Diagnostic>& diags_;

@@ -3,6 +3,7 @@
 // (integer counts, a topic computed from the token alone), so any serial order gives one result.
 #include <rotor/rotor.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -37,6 +38,24 @@ int main(int argc, char** argv) {
       doc_topic(t.doc, t.topic) += 1;
       word_topic(t.word, t.topic) += 1;
     }
+    // The same shape as an index loop, through a reference to the element `tokens[n]`.
+#pragma rotor parallel_for
+    for (std::size_t n = 0; n < tokens.size(); ++n) {
+      auto& t = tokens[n];
+      doc_topic(t.doc, t.topic) -= 1;
+      word_topic(t.word, t.topic) -= 1;
+      t.topic = (t.topic * 5 + t.doc + 2) % topics;
+      doc_topic(t.doc, t.topic) += 1;
+      word_topic(t.word, t.topic) += 1;
+    }
+  }
+  // An index loop reading `tokens[i]` directly: a reduction (one_d by doc).
+  std::int64_t words_in_topic_1 = 0;
+#pragma rotor parallel_for
+  for (std::size_t i = 0; i < tokens.size(); i++) {
+    if (tokens[i].topic == 1) {
+      words_in_topic_1 += tokens[i].word + static_cast<std::int64_t>(i % 3);
+    }
   }
   // Reads the records only (by value): a reduction and one table.
   std::int64_t weighted = 0;
@@ -65,10 +84,11 @@ int main(int argc, char** argv) {
     }
   }
   if (rotor::is_root()) {
-    std::printf("topics=%lld doc_topic=%lld word_topic=%lld per_doc=%lld weighted=%lld\n",
+    std::printf("topics=%lld doc_topic=%lld word_topic=%lld per_doc=%lld weighted=%lld "
+                "topic_1=%lld\n",
                 static_cast<long long>(topic_sum), static_cast<long long>(dt_check),
                 static_cast<long long>(wt_check), static_cast<long long>(doc_check),
-                static_cast<long long>(weighted));
+                static_cast<long long>(weighted), static_cast<long long>(words_in_topic_1));
   }
   return 0;
 }
