@@ -724,7 +724,9 @@ void LoopLowering::settle_outer_references() {
 
 void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
   note_outer_reference(dre, f);
-  if (loop_.index_loop && dre->getDecl() == loop_var_ && classify(dre, f).use != Use::read) {
+  if (const Use use = classify(dre, f).use; loop_.index_loop && dre->getDecl() == loop_var_ &&
+                                            use != Use::read &&
+                                            use != Use::alias_init) { // `auto j = i;` copies it
     error(dre->getBeginLoc(), "the loop's index '" + loop_var_->getNameAsString() +
                                   "' is written or aliased in the loop body (an index loop's "
                                   "index may only be read)");
