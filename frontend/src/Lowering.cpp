@@ -838,10 +838,11 @@ void LoopLowering::on_dataset_use(const DeclRefExpr* dre, Frame& f) {
       return;
     }
   }
+  const std::string name = "'" + dre->getDecl()->getNameAsString() + "'";
   escape(analysis::Escape::Kind::outside_write,
-         "the loop's own dataset '" + dre->getDecl()->getNameAsString() +
-             "' is used inside the loop ('" + text_of(p != nullptr && isa<Expr>(p) ? p : dre) +
-             "')",
+         (out_.over_vector ? "the vector the loop runs over, " + name + ","
+                           : "the loop's own dataset " + name) +
+             " is used inside the loop ('" + text_of(p != nullptr && isa<Expr>(p) ? p : dre) + "')",
          dre->getBeginLoc());
 }
 
