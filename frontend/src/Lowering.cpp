@@ -722,8 +722,28 @@ void LoopLowering::settle_outer_references() {
   }
 }
 
+/// A loop over a vector that writes its elements: an outside name of another vector of the same
+/// records or of a record reference (`auto& alias = tokens;`, a parameter `const
+/// std::vector<Token>& other` the caller may pass `tokens` as) may read elements other workers
+/// or ranks write. Noted here, it blocks such a loop (block_unsafe_leftovers).
+void LoopLowering::note_record_alias(const DeclRefExpr* dre, Frame& f) {
+  const auto* vd = dyn_cast<VarDecl>(dre->getDecl());
+  if (!out_.over_vector || vd == nullptr || vd == range_decl_ || inside_loop(vd->getLocation()) ||
+      (f.fn != nullptr && vd->getParentFunctionOrMethod() == f.fn)) {
+    return;
+  }
+  const QualType type = vd->getType().getNonReferenceType();
+  const RecordDecl* element = vector_record(ctx_, type);
+  const bool record_reference =
+      vd->getType()->isReferenceType() && type->getAsRecordDecl() == record_;
+  if ((element != nullptr && element == record_) || record_reference) {
+    record_alias_reads_.emplace_back(vd->getNameAsString(), dre->getBeginLoc());
+  }
+}
+
 void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
   note_outer_reference(dre, f);
+  note_record_alias(dre, f);
   if (const Use use = classify(dre, f).use; loop_.index_loop && dre->getDecl() == loop_var_ &&
                                             use != Use::read &&
                                             use != Use::alias_init) { // `auto j = i;` copies it
@@ -1148,6 +1168,14 @@ void LoopLowering::block_unsafe_leftovers() {
   const bool writes =
       out_.writes_records || std::any_of(m.accesses.begin(), m.accesses.end(),
                                          [](const analysis::Access& a) { return a.write; });
+  if (out_.writes_records && !record_alias_reads_.empty()) {
+    const auto& [name, loc] = record_alias_reads_.front();
+    escape(analysis::Escape::Kind::pointer_taken,
+           "reads '" + name +
+               "', which may name elements of the vector the loop runs over (the "
+               "loop writes them)",
+           loc);
+  }
   if (writes && !outside_pointer_reads_.empty()) {
     const auto& [name, loc] = outside_pointer_reads_.front();
     escape(analysis::Escape::Kind::pointer_taken,

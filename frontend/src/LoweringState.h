@@ -223,6 +223,7 @@ private:
   void walk(const Stmt* s, Frame& f);
   void on_declref(const DeclRefExpr* dre, Frame& f);
   void note_outer_reference(const DeclRefExpr* dre, Frame& f);
+  void note_record_alias(const DeclRefExpr* dre, Frame& f);
   void settle_outer_references();
   void on_this(const CXXThisExpr* te, Frame& f);
   void on_outer_use(const DeclRefExpr* dre, const Target& t, Frame& f);
@@ -318,6 +319,8 @@ private:
   const CXXMethodDecl* enclosing_method_ = nullptr; ///< the loop is in this member function
   std::map<std::string, const ValueDecl*> symbols_; ///< loop-invariant symbols by name
   std::vector<std::pair<std::string, SourceLocation>> outside_pointer_reads_;
+  /// Over a vector: outside names that may alias its elements (note_record_alias).
+  std::vector<std::pair<std::string, SourceLocation>> record_alias_reads_;
   /// References declared outside the loop that may point into an array (note_outer_reference).
   std::vector<std::pair<const VarDecl*, SourceLocation>> outside_references_;
   std::set<const VarDecl*> blocked_reductions_; ///< misused reductions: not bound as partials
