@@ -17,6 +17,9 @@ std::string explain_json(const std::vector<LoopResult>& loops) {
     if (l.gpu) {
       loop["device"] = "gpu";
     }
+    if (!l.container.empty()) {
+      loop["container"] = l.container;
+    }
     doc["loops"].push_back(std::move(loop));
   }
   return doc.dump(2) + "\n";

@@ -75,10 +75,11 @@ LoopReport make_report(const LoopResult& l, SourceCache& sources) {
   LoopReport r;
   r.file = m.loc.file;
   r.line = m.loc.line;
-  r.header = std::string("loop over ") +
-             (m.space == analysis::SpaceKind::dataset ? "a Dataset" : "an IndexSpace") +
-             " with key fields (" + join(m.fields) + ")" + (m.ordered ? ", ordered" : "") +
-             (l.gpu ? ", device(gpu)" : "");
+  const std::string space = !l.container.empty() ? "a " + l.container + " (keys inspected)"
+                            : m.space == analysis::SpaceKind::dataset ? "a Dataset"
+                                                                      : "an IndexSpace";
+  r.header = "loop over " + space + " with key fields (" + join(m.fields) + ")" +
+             (m.ordered ? ", ordered" : "") + (l.gpu ? ", device(gpu)" : "");
   r.plan = plan_line(p);
   r.sentence = for_space(m, plan_sentence(m, p));
   for (const analysis::ArrayPlan& a : p.arrays) {

@@ -60,11 +60,17 @@ public:
   explicit LoopCollector(const SourceManager& sm) : sm_(sm) {}
   bool VisitCXXForRangeStmt(CXXForRangeStmt* s) {
     if (sm_.isWrittenInMainFile(s->getForLoc())) {
-      range_fors[s->getForLoc().getRawEncoding()] = s;
+      fors[s->getForLoc().getRawEncoding()] = s;
     }
     return true;
   }
-  std::map<unsigned, CXXForRangeStmt*> range_fors;
+  bool VisitForStmt(ForStmt* s) {
+    if (sm_.isWrittenInMainFile(s->getForLoc())) {
+      fors[s->getForLoc().getRawEncoding()] = s;
+    }
+    return true;
+  }
+  std::map<unsigned, Stmt*> fors; ///< range-fors and plain fors
 
 private:
   const SourceManager& sm_;
@@ -91,8 +97,8 @@ public:
     const SourceManager& sm = ctx.getSourceManager();
     Rewriter rw(ctx.getSourceManager(), ctx.getLangOpts());
     for (const RotorPragma& p : pragmas_) {
-      if (CXXForRangeStmt* loop = annotated_loop(ctx, p)) {
-        handle_loop(ctx, p, *loop, rw);
+      if (const LoopSite loop = annotated_loop(ctx, p); loop.stmt != nullptr) {
+        handle_loop(ctx, p, loop, rw);
       }
     }
     if (result_.ok && result_.changed) {
@@ -108,39 +114,52 @@ public:
   }
 
 private:
-  /// The range-for that pragma `p` of the main file annotates; nullptr (with an error where the
-  /// pragma is misplaced) otherwise.
-  CXXForRangeStmt* annotated_loop(ASTContext& ctx, const RotorPragma& p) {
+  /// The loop that pragma `p` of the main file annotates (a range-for, or an index loop over a
+  /// std::vector); a site without `stmt` (with an error where the pragma is misplaced) otherwise.
+  LoopSite annotated_loop(ASTContext& ctx, const RotorPragma& p) {
     const SourceManager& sm = ctx.getSourceManager();
     if (!sm.isWrittenInMainFile(sm.getExpansionLoc(p.hash))) {
       warn_pragma_in_header(sm, p);
-      return nullptr;
+      return {};
     }
     if (!p.error.empty()) {
       error(sm, p.error_loc.isValid() ? p.error_loc : p.hash, p.error);
-      return nullptr;
+      return {};
     }
-    CXXForRangeStmt* loop = following_loop(ctx, p);
-    if (loop == nullptr) {
+    const Stmt* loop = following_loop(ctx, p);
+    LoopSite site;
+    std::string why;
+    if (const auto* range_for = dyn_cast_or_null<CXXForRangeStmt>(loop)) {
+      site = range_for_site(*range_for);
+    } else if (const auto* index_for = dyn_cast_or_null<ForStmt>(loop)) {
+      site = index_loop_site(*index_for, why);
+      if (site.stmt == nullptr) {
+        error(sm, p.hash,
+              "'#pragma rotor parallel_for' index loop not accepted: " + why +
+                  " (accepted: 'for (std::size_t i = 0; i < v.size(); ++i)' over a std::vector "
+                  "of records, using 'v[i]' as the record)");
+        return {};
+      }
+    } else {
       error(sm, p.hash,
-            "'#pragma rotor parallel_for' must be followed by a range-based for loop "
-            "(for (const Record& r : dataset) or for (auto [i, j] : index_space))");
-      return nullptr;
+            "'#pragma rotor parallel_for' must be followed by a for loop (for (const Record& r : "
+            "dataset), for (auto [i, j] : index_space), or for (std::size_t i = 0; i < "
+            "v.size(); ++i))");
+      return {};
     }
-    if (loop->getRangeInit()->isTypeDependent() ||
-        loop->getLoopVariable()->getType()->isDependentType()) {
+    if (site.range->isTypeDependent() || site.var->getType()->isDependentType()) {
       error(sm, p.hash,
             "'#pragma rotor parallel_for' loop over a range whose type depends on a template "
             "parameter: Rotor analyses loops in templates per instantiation, but only where the "
             "range and the loop variable have one type in every instantiation");
-      return nullptr;
+      return {};
     }
-    return loop;
+    return site;
   }
 
   /// Lowers, plans and (unless explaining) rewrites one annotated loop; a loop in a template is
   /// analysed in the instantiations this file makes.
-  void handle_loop(ASTContext& ctx, const RotorPragma& p, CXXForRangeStmt& loop, Rewriter& rw) {
+  void handle_loop(ASTContext& ctx, const RotorPragma& p, const LoopSite& loop, Rewriter& rw) {
     if (in_template_pattern(loop)) {
       handle_template_loop(ctx, p, loop, rw);
       return;
@@ -158,22 +177,26 @@ private:
     LoopResult result;
   };
 
-  Analysed analyse(ASTContext& ctx, const RotorPragma& p, const CXXForRangeStmt& loop,
+  Analysed analyse(ASTContext& ctx, const RotorPragma& p, const LoopSite& loop,
                    std::vector<Diagnostic>& diags) {
     Analysed a;
     a.lowered = lower_loop(ctx, loop, p, name_, diags);
-    a.lowered.may_throw = may_throw(loop.getBody());
+    a.lowered.may_throw = may_throw(loop.body);
     a.lowered.gpu = a.lowered.gpu || options_.device_gpu;
+    block_undoable_vector_writes(a.lowered);
     block_compiler_conditional(ctx.getSourceManager(), loop, a.lowered);
     a.result.model = a.lowered.model;
     a.result.plan = analysis::plan_loop(a.lowered.model);
     a.result.gpu = a.lowered.gpu;
     a.result.may_throw = a.lowered.may_throw;
+    if (a.lowered.over_vector) {
+      a.result.container = "std::vector<" + a.lowered.record_type + ">";
+    }
     return a;
   }
 
   /// The remark for a serial plan, the rewrite, the result.
-  void finish_loop(ASTContext& ctx, const RotorPragma& p, const CXXForRangeStmt& loop, Analysed& a,
+  void finish_loop(ASTContext& ctx, const RotorPragma& p, const LoopSite& loop, Analysed& a,
                    Rewriter& rw) {
     if (a.result.plan.kind == analysis::PlanKind::serial) {
       warn_serial(ctx.getSourceManager(), loop, a.result.plan);
@@ -189,18 +212,18 @@ private:
   /// Each instantiation of a loop in a template is analysed; the pattern is rewritten once when
   /// all of them get the same run_loop call, and is an error otherwise. A template this file
   /// never instantiates compiles to nothing here: its loop is left as written.
-  void handle_template_loop(ASTContext& ctx, const RotorPragma& p, const CXXForRangeStmt& pattern,
+  void handle_template_loop(ASTContext& ctx, const RotorPragma& p, const LoopSite& pattern,
                             Rewriter& rw) {
     if (!instances_) {
       instances_ = instantiated_loops(ctx);
     }
-    const auto found = instances_->find(pattern.getForLoc().getRawEncoding());
+    const auto found = instances_->find(pattern.for_loc.getRawEncoding());
     if (found == instances_->end()) {
       return;
     }
     std::vector<Diagnostic> first_diags;
-    Analysed first = analyse(ctx, p, *found->second.front(), first_diags);
-    const std::string first_text = rewritten_text(ctx, p, *found->second.front(), first);
+    Analysed first = analyse(ctx, p, found->second.front(), first_diags);
+    const std::string first_text = rewritten_text(ctx, p, found->second.front(), first);
     result_.diagnostics.insert(result_.diagnostics.end(), first_diags.begin(), first_diags.end());
     if (first.lowered.failed) {
       result_.ok = false;
@@ -208,23 +231,23 @@ private:
     }
     for (std::size_t i = 1; i < found->second.size(); ++i) {
       std::vector<Diagnostic> diags;
-      Analysed other = analyse(ctx, p, *found->second[i], diags);
-      if (other.lowered.failed || rewritten_text(ctx, p, *found->second[i], other) != first_text) {
+      Analysed other = analyse(ctx, p, found->second[i], diags);
+      if (other.lowered.failed || rewritten_text(ctx, p, found->second[i], other) != first_text) {
         error(ctx.getSourceManager(), p.hash,
               "'#pragma rotor parallel_for' loop in a template: its instantiations " +
-                  instantiation_name(*found->second.front()) + " (plan " +
+                  instantiation_name(found->second.front()) + " (plan " +
                   analysis::to_string(first.result.plan.kind) + ") and " +
-                  instantiation_name(*found->second[i]) + " (plan " +
+                  instantiation_name(found->second[i]) + " (plan " +
                   analysis::to_string(other.result.plan.kind) +
                   ") need different code, and rotor-cc rewrites the template once");
         return;
       }
     }
-    finish_loop(ctx, p, *found->second.front(), first, rw);
+    finish_loop(ctx, p, found->second.front(), first, rw);
   }
 
   /// The main file as rewriting this one loop alone would leave it.
-  std::string rewritten_text(ASTContext& ctx, const RotorPragma& p, const CXXForRangeStmt& loop,
+  std::string rewritten_text(ASTContext& ctx, const RotorPragma& p, const LoopSite& loop,
                              const Analysed& a) {
     Rewriter scratch(ctx.getSourceManager(), ctx.getLangOpts());
     rewrite_loop(scratch, loop, p, a.lowered, a.result.plan, name_);
@@ -244,14 +267,29 @@ private:
     }
   }
 
+  /// A body that may throw and writes the elements of the std::vector it runs over: the runtime
+  /// undoes a throwing step's writes to arrays and to a Dataset's records, not to the vector's
+  /// elements (codegen-contract.md, "Exceptions"), so such a loop runs serially.
+  static void block_undoable_vector_writes(LoweredLoop& lowered) {
+    if (!lowered.over_vector || !lowered.writes_records || !lowered.may_throw) {
+      return;
+    }
+    analysis::Escape e;
+    e.kind = analysis::Escape::Kind::control_flow;
+    e.what = "the body may throw and writes the elements of the std::vector it runs over (a "
+             "throwing step's writes to them could not be undone)";
+    e.loc = lowered.model.loc;
+    lowered.model.escapes.push_back(std::move(e));
+  }
+
   /// Code under a condition on the compiler in the body or its helpers blocks the loop
   /// (CompilerConditionals.h).
-  void block_compiler_conditional(const SourceManager& sm, const CXXForRangeStmt& loop,
+  void block_compiler_conditional(const SourceManager& sm, const LoopSite& loop,
                                   LoweredLoop& lowered) {
     if (std::getenv("ROTOR_CC_TEST_BLIND_TO_COMPILER_CONDITIONALS") != nullptr) {
       return; // tests only: they prove the sanitizers and the fuzzer catch what the analysis missed
     }
-    const CompilerConditional* c = compiler_conditional_in(conditionals_, loop.getBody(), sm);
+    const CompilerConditional* c = compiler_conditional_in(conditionals_, loop.body, sm);
     if (c == nullptr) {
       return;
     }
@@ -268,9 +306,8 @@ private:
   }
 
   /// "loop not parallelized: REASON" at the loop, and a note at the blocking access.
-  void warn_serial(const SourceManager& sm, const CXXForRangeStmt& loop,
-                   const analysis::Plan& plan) {
-    result_.remarks.push_back(make_diagnostic(sm, loop.getForLoc(), Severity::warning,
+  void warn_serial(const SourceManager& sm, const LoopSite& loop, const analysis::Plan& plan) {
+    result_.remarks.push_back(make_diagnostic(sm, loop.for_loc, Severity::warning,
                                               "loop not parallelized: " + plan.reason, name_));
     if (!plan.blocking || plan.blocking->line <= 0) {
       return;
@@ -315,24 +352,24 @@ private:
     result_.ok = false;
   }
 
-  CXXForRangeStmt* following_loop(ASTContext& ctx, const RotorPragma& p) {
+  const Stmt* following_loop(ASTContext& ctx, const RotorPragma& p) {
     const SourceManager& sm = ctx.getSourceManager();
     Optional<Token> next = Lexer::findNextToken(sm.getExpansionLoc(p.last), sm, ctx.getLangOpts());
     if (!next || !next->is(tok::raw_identifier) || next->getRawIdentifier() != "for") {
       return nullptr;
     }
-    auto it = range_fors_cache(ctx).find(next->getLocation().getRawEncoding());
-    return it == range_fors_cache(ctx).end() ? nullptr : it->second;
+    auto it = fors_cache(ctx).find(next->getLocation().getRawEncoding());
+    return it == fors_cache(ctx).end() ? nullptr : it->second;
   }
 
-  std::map<unsigned, CXXForRangeStmt*>& range_fors_cache(ASTContext& ctx) {
+  std::map<unsigned, Stmt*>& fors_cache(ASTContext& ctx) {
     if (!collected_) {
       LoopCollector collector(ctx.getSourceManager());
       collector.TraverseDecl(ctx.getTranslationUnitDecl());
-      range_fors_ = std::move(collector.range_fors);
+      fors_ = std::move(collector.fors);
       collected_ = true;
     }
-    return range_fors_;
+    return fors_;
   }
 
   std::vector<RotorPragma>& pragmas_;
@@ -342,8 +379,8 @@ private:
   const SourceManager& sm_;
   const std::vector<CompilerConditional>& conditionals_;
   bool collected_ = false;
-  std::map<unsigned, CXXForRangeStmt*> range_fors_;
-  std::optional<std::map<unsigned, std::vector<CXXForRangeStmt*>>> instances_;
+  std::map<unsigned, Stmt*> fors_;
+  std::optional<std::map<unsigned, std::vector<LoopSite>>> instances_;
   std::set<unsigned> rewritten_libc_calls_; ///< file offsets of rewritten random()/rand() calls
 };
 

@@ -120,7 +120,7 @@ std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
      << indent << "    /*fields*/ {" << join(fields) << "}, /*matrix*/ {" << join(rows)
      << "}, /*base*/ ::rotor::codegen::Kind::" << analysis::to_string(plan.base) << ",\n"
      << indent << "    /*ordered*/ " << (m.ordered ? "true" : "false") << ", /*writes_records*/ "
-     << (loop.writes_records ? "true" : "false")
+     << (loop.writes_records && !loop.over_vector ? "true" : "false")
      << ", ::rotor::codegen::Device::" << (loop.gpu ? "gpu" : "cpu") << ",\n"
      << indent << "    /*arrays*/ {";
   std::vector<std::string> specs;
@@ -164,6 +164,9 @@ std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
     if (is_bound(loop, plan, rv.name)) {
       views.push_back(quoted(rv.name));
     }
+  }
+  if (loop.over_vector && loop.writes_records) {
+    views.push_back(quoted(loop.range)); // the body writes the vector's elements in place
   }
   os << "},\n"
      << indent << "    /*reductions*/ {" << join(reds) << "}, /*reason*/ "
@@ -243,7 +246,7 @@ std::string private_copies(const LoweredLoop& lowered, const std::string& separa
 bool device_body_possible(const LoweredLoop& lowered, const analysis::Plan& plan) {
   if (!lowered.gpu || plan.kind == analysis::PlanKind::serial || lowered.index_rank > 0 ||
       !lowered.bindings.empty() || !lowered.breaks.empty() || !lowered.privates.empty() ||
-      !lowered.row_vectors.empty()) {
+      !lowered.row_vectors.empty() || lowered.over_vector) {
     return false;
   }
   if (!lowered.used_whole.empty()) {
@@ -271,9 +274,39 @@ std::string device_record_param(const std::string& declared, const std::string& 
          range + ")>& " + name;
 }
 
+/// A loop over a std::vector: the inspector's declarations before the call (the call site's
+/// Inspection, the range bound once, the iteration dataset; rotor/runtime/Inspector.h).
+std::string inspector_prelude(const LoweredLoop& lowered, const std::string& range,
+                              const std::string& separator) {
+  const analysis::LoopModel& m = lowered.model;
+  std::string fields;
+  for (const std::string& f : m.fields) {
+    fields += ", &" + lowered.record_type + "::" + f;
+  }
+  return "static ::rotor::codegen::Inspection<" + std::to_string(m.fields.size()) +
+         "> rotor_inspection;" + separator + "auto&& rotor_range = " + range + ";" + separator +
+         "auto& rotor_iterations = rotor_inspection.records(rotor_range" + fields + ");" +
+         separator;
+}
+
+/// The body's first statement in a loop over a vector: the user's loop variable, declared as
+/// written, names the iteration's element (a range-for), or the index is the iteration's
+/// position (an index loop; read only, as the lowering checked).
+std::string vector_loop_prologue(const LoopSite& loop, const SourceManager& sm,
+                                 const LangOptions& lo) {
+  const VarDecl* var = loop.var;
+  if (loop.index_loop) {
+    const std::string type = var->getType().getUnqualifiedType().getAsString(PrintingPolicy(lo));
+    return " const " + type + " " + var->getNameAsString() + " = static_cast<" + type +
+           ">(rotor_iteration.at); (void)" + var->getNameAsString() + ";";
+  }
+  return " " + source_text(sm, lo, SourceRange(var->getBeginLoc(), var->getLocation())) +
+         " = rotor_range[rotor_iteration.at];";
+}
+
 } // namespace
 
-void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& pragma,
+void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
                   const LoweredLoop& lowered, const analysis::Plan& plan,
                   const std::string& file_name) {
   const SourceManager& sm = rw.getSourceMgr();
@@ -286,7 +319,7 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   rw.InsertTextAfter(pragma_end, " */");
 
   // Indentation of the `for`.
-  const unsigned col = sm.getSpellingColumnNumber(loop.getForLoc());
+  const unsigned col = sm.getSpellingColumnNumber(loop.for_loc);
   const std::string indent(col > 0 ? col - 1 : 0, ' ');
   const bool returns_bool = !lowered.breaks.empty();
 
@@ -294,15 +327,24 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   // Bound row vectors get their views in a block around the call.
   const std::string views = row_vector_views(lowered, plan, "\n" + indent + "  ");
   const std::string copies = private_copies(lowered, "\n" + indent + "  ");
-  const bool block = !views.empty() || !copies.empty();
-  const std::string block_open = block ? "{\n" + indent + "  " + views + copies : "";
-  const std::string block_close = block ? " }" : "";
+  const std::string range = source_text(sm, lo, loop.range->getSourceRange());
+  const std::string inspector =
+      lowered.over_vector ? inspector_prelude(lowered, range, "\n" + indent + "  ") : "";
+  const bool block = !views.empty() || !copies.empty() || !inspector.empty();
+  const std::string block_open = block ? "{\n" + indent + "  " + inspector + views + copies : "";
+  // A body that wrote the vector's elements: every rank gets the other ranks' writes.
+  const std::string block_close = std::string(lowered.over_vector && lowered.writes_records
+                                                  ? " rotor_inspection.share_written(rotor_range);"
+                                                  : "") +
+                                  (block ? " }" : "");
+  const analysis::LoopModel& m = lowered.model;
   std::ostringstream head;
   head << block_open << "::rotor::codegen::run_loop(\n"
        << indent << "    " << loop_spec_text(lowered, plan, file_name, indent + "    ") << ",\n";
-  head << indent << "    " << source_text(sm, lo, loop.getRangeInit()->getSourceRange()) << ", ";
-  const analysis::LoopModel& m = lowered.model;
-  if (lowered.index_rank > 0) {
+  head << indent << "    " << (lowered.over_vector ? "rotor_iterations" : range) << ", ";
+  if (lowered.over_vector) {
+    head << "::rotor::codegen::iteration_keys<" << m.fields.size() << ">()";
+  } else if (lowered.index_rank > 0) {
     head << "::rotor::codegen::index_keys<" << lowered.index_rank << ">()";
   } else if (m.fields.empty()) {
     head << "::rotor::codegen::keys<" << lowered.record_type << ">()";
@@ -364,13 +406,17 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   if (!lowered.bindings.empty()) {
     first_param = "const ::rotor::Index<" + std::to_string(lowered.index_rank) + ">& rotor_point";
     prologue = " auto [" + join(lowered.bindings) + "] = rotor_point;";
+  } else if (lowered.over_vector) {
+    first_param = "const ::rotor::codegen::Iteration<" + std::to_string(m.fields.size()) +
+                  ">& rotor_iteration";
+    prologue = vector_loop_prologue(loop, sm, lo);
   } else {
-    const VarDecl* var = loop.getLoopVariable();
+    const VarDecl* var = loop.var;
     first_param = source_text(sm, lo, SourceRange(var->getBeginLoc(), var->getLocation()));
     if (device) {
       first_param = device_record_param(
-          first_param, source_text(sm, lo, loop.getRangeInit()->getSourceRange()),
-          var->getNameAsString(), var->getType().getNonReferenceType().isConstQualified());
+          first_param, source_text(sm, lo, loop.range->getSourceRange()), var->getNameAsString(),
+          var->getType().getNonReferenceType().isConstQualified());
     }
   }
   params.insert(params.begin(), first_param);
@@ -386,7 +432,7 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   }
 
   // Replace `for (...) {` (and a blank rest of its line) by the call's head.
-  const Stmt* body = loop.getBody();
+  const Stmt* body = loop.body;
   const auto* compound = dyn_cast<CompoundStmt>(body);
   SourceLocation body_start = compound ? compound->getLBracLoc() : body->getBeginLoc();
   unsigned blank = 0;
@@ -394,14 +440,14 @@ void rewrite_loop(Rewriter& rw, const CXXForRangeStmt& loop, const RotorPragma& 
   unsigned line = sm.getSpellingLineNumber(body_start);
   if (compound != nullptr) {
     if (rest_of_line_blank(sm, after_brace, blank)) {
-      replace_chars(rw, loop.getForLoc(), after_brace.getLocWithOffset(blank),
+      replace_chars(rw, loop.for_loc, after_brace.getLocWithOffset(blank),
                     head.str() + "\n#line " + std::to_string(line + 1) + " " + file + "\n");
     } else {
-      replace_chars(rw, loop.getForLoc(), after_brace,
+      replace_chars(rw, loop.for_loc, after_brace,
                     head.str() + "\n#line " + std::to_string(line) + " " + file + "\n");
     }
   } else {
-    replace_chars(rw, loop.getForLoc(), body_start,
+    replace_chars(rw, loop.for_loc, body_start,
                   head.str() + "\n#line " + std::to_string(line) + " " + file + "\n");
   }
 

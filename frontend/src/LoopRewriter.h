@@ -3,6 +3,7 @@
 /// Rewrites one annotated loop into a `rotor::codegen::run_loop` call
 /// (docs/design/codegen-contract.md); the rest of the file is left as written.
 
+#include "LoopSite.h"
 #include "Lowering.h"
 #include "PragmaHandler.h"
 #include "rotor/analysis/Plan.h"
@@ -19,8 +20,8 @@ std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
                            const std::string& file_name, const std::string& indent);
 
 /// Replaces `pragma` + `loop` in `rewriter` by the run_loop call.
-void rewrite_loop(clang::Rewriter& rewriter, const clang::CXXForRangeStmt& loop,
-                  const RotorPragma& pragma, const LoweredLoop& lowered, const analysis::Plan& plan,
+void rewrite_loop(clang::Rewriter& rewriter, const LoopSite& loop, const RotorPragma& pragma,
+                  const LoweredLoop& lowered, const analysis::Plan& plan,
                   const std::string& file_name);
 
 } // namespace rotor::frontend

@@ -92,6 +92,9 @@ bool is_nonconst_ref(QualType t) {
 
 Target LoopLowering::target_of(const Expr* e, Frame& f) {
   e = e->IgnoreParenImpCasts();
+  if (is_site_element(loop_, e)) {
+    return record_target(); // `v[i]` of an index loop over a vector: the record
+  }
   if (const auto* cast = dyn_cast<ExplicitCastExpr>(e)) {
     return target_of(cast->getSubExpr(), f);
   }
@@ -114,6 +117,12 @@ Target LoopLowering::target_of(const Expr* e, Frame& f) {
       return target_of(it->second.first, *it->second.second);
     }
   }
+  if (d == loop_var_ && loop_.index_loop) {
+    Target t; // an index loop's index: read only (on_declref), not a key (for now)
+    t.kind = Target::local_k;
+    t.decl = d;
+    return t;
+  }
   if (d == loop_var_) {
     Target t;
     t.kind = out_.index_rank > 0 ? Target::point_k : Target::record_k;
@@ -122,6 +131,14 @@ Target LoopLowering::target_of(const Expr* e, Frame& f) {
   }
   const auto* vd = dyn_cast<VarDecl>(d);
   return vd == nullptr ? Target{} : target_of_variable(vd, dre, f);
+}
+
+/// The loop's record (a range-for's variable, an index loop's `v[i]`).
+Target LoopLowering::record_target() const {
+  Target t;
+  t.kind = Target::record_k;
+  t.decl = loop_var_;
+  return t;
 }
 
 /// `this`: the caller's object in a member function called from the loop, or the object the
@@ -368,6 +385,9 @@ void LoopLowering::prescan(const Stmt* s, Frame& f) {
       }
     }
   }
+  if (const auto* ds = dyn_cast<DeclStmt>(s)) {
+    bind_record_references(ds, f);
+  }
   if (const auto* dre = dyn_cast<DeclRefExpr>(s)) {
     const UseInfo u = classify(dre, f);
     if (u.use != Use::read && u.use != Use::alias_init) {
@@ -385,6 +405,18 @@ void LoopLowering::prescan(const Stmt* s, Frame& f) {
   }
   for (const Stmt* child : s->children()) {
     prescan(child, f);
+  }
+}
+
+/// An index loop's `const R& r = v[i];` / `auto& r = v[i];`: `r` is the record (a reference is
+/// never rebound, so every use of `r` is a use of the record).
+void LoopLowering::bind_record_references(const DeclStmt* ds, Frame& f) {
+  for (const Decl* d : ds->decls()) {
+    const auto* vd = dyn_cast<VarDecl>(d);
+    if (vd != nullptr && vd->getType()->isReferenceType() && vd->getInit() != nullptr &&
+        is_site_element(loop_, vd->getInit()->IgnoreParenImpCasts())) {
+      f.env[vd] = record_target();
+    }
   }
 }
 
@@ -690,8 +722,35 @@ void LoopLowering::settle_outer_references() {
   }
 }
 
+/// A loop over a vector that writes its elements: an outside name of another vector of the same
+/// records or of a record reference (`auto& alias = tokens;`, a parameter `const
+/// std::vector<Token>& other` the caller may pass `tokens` as) may read elements other workers
+/// or ranks write. Noted here, it blocks such a loop (block_unsafe_leftovers).
+void LoopLowering::note_record_alias(const DeclRefExpr* dre, Frame& f) {
+  const auto* vd = dyn_cast<VarDecl>(dre->getDecl());
+  if (!out_.over_vector || vd == nullptr || vd == range_decl_ || inside_loop(vd->getLocation()) ||
+      (f.fn != nullptr && vd->getParentFunctionOrMethod() == f.fn)) {
+    return;
+  }
+  const QualType type = vd->getType().getNonReferenceType();
+  const RecordDecl* element = vector_record(ctx_, type);
+  const bool record_reference =
+      vd->getType()->isReferenceType() && type->getAsRecordDecl() == record_;
+  if ((element != nullptr && element == record_) || record_reference) {
+    record_alias_reads_.emplace_back(vd->getNameAsString(), dre->getBeginLoc());
+  }
+}
+
 void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
   note_outer_reference(dre, f);
+  note_record_alias(dre, f);
+  if (const Use use = classify(dre, f).use; loop_.index_loop && dre->getDecl() == loop_var_ &&
+                                            use != Use::read &&
+                                            use != Use::alias_init) { // `auto j = i;` copies it
+    error(dre->getBeginLoc(), "the loop's index '" + loop_var_->getNameAsString() +
+                                  "' is written or aliased in the loop body (an index loop's "
+                                  "index may only be read)");
+  }
   if (privates_.count(dre->getDecl()) && !inside_loop(dre->getLocation())) {
     escape(analysis::Escape::Kind::outside_write,
            "'" + dre->getDecl()->getNameAsString() + "' has a copy per worker but is used in '" +
@@ -761,10 +820,37 @@ void LoopLowering::on_this(const CXXThisExpr* te, Frame& f) {
          "'" + name + "' is declared outside the loop and written in it", te->getBeginLoc());
 }
 
+/// A use of the vector a loop runs over that may change its size: any write other than through
+/// an element accessor (`v[j] = ...`, `v.at(j).x = ...` change elements, not the size).
+bool LoopLowering::may_resize(const DeclRefExpr* dre, const Stmt* parent, Frame& f) const {
+  if (classify(dre, f).use == Use::read) {
+    return false;
+  }
+  if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent)) {
+    return op->getOperator() != OO_Subscript;
+  }
+  if (const auto* me = dyn_cast_or_null<MemberExpr>(parent)) {
+    const auto* md = dyn_cast<CXXMethodDecl>(me->getMemberDecl());
+    return md == nullptr || !is_element_accessor(md);
+  }
+  return true;
+}
+
 void LoopLowering::on_dataset_use(const DeclRefExpr* dre, Frame& f) {
   const Stmt* p = f.parents->getParent(dre);
   while (p != nullptr && isa<ImplicitCastExpr, ParenExpr>(p)) {
     p = f.parents->getParent(p);
+  }
+  if (const auto* e = dyn_cast_or_null<Expr>(p); e != nullptr && is_site_element(loop_, e)) {
+    return; // `v[i]`: the iteration's own record
+  }
+  if (out_.over_vector && may_resize(dre, p, f)) {
+    error(dre->getBeginLoc(), "the loop may change the size of '" +
+                                  dre->getDecl()->getNameAsString() +
+                                  "', the std::vector it runs over ('" +
+                                  text_of(p != nullptr && isa<Expr>(p) ? p : dre) +
+                                  "'): Rotor computes the iterations before the loop");
+    return;
   }
   if (const auto* me = dyn_cast_or_null<MemberExpr>(p)) {
     const std::string name = me->getMemberNameInfo().getAsString();
@@ -772,10 +858,11 @@ void LoopLowering::on_dataset_use(const DeclRefExpr* dre, Frame& f) {
       return;
     }
   }
+  const std::string name = "'" + dre->getDecl()->getNameAsString() + "'";
   escape(analysis::Escape::Kind::outside_write,
-         "the loop's own dataset '" + dre->getDecl()->getNameAsString() +
-             "' is used inside the loop ('" + text_of(p != nullptr && isa<Expr>(p) ? p : dre) +
-             "')",
+         (out_.over_vector ? "the vector the loop runs over, " + name + ","
+                           : "the loop's own dataset " + name) +
+             " is used inside the loop ('" + text_of(p != nullptr && isa<Expr>(p) ? p : dre) + "')",
          dre->getBeginLoc());
 }
 
@@ -1081,6 +1168,14 @@ void LoopLowering::block_unsafe_leftovers() {
   const bool writes =
       out_.writes_records || std::any_of(m.accesses.begin(), m.accesses.end(),
                                          [](const analysis::Access& a) { return a.write; });
+  if (out_.writes_records && !record_alias_reads_.empty()) {
+    const auto& [name, loc] = record_alias_reads_.front();
+    escape(analysis::Escape::Kind::pointer_taken,
+           "reads '" + name +
+               "', which may name elements of the vector the loop runs over (the "
+               "loop writes them)",
+           loc);
+  }
   if (writes && !outside_pointer_reads_.empty()) {
     const auto& [name, loc] = outside_pointer_reads_.front();
     escape(analysis::Escape::Kind::pointer_taken,
@@ -1107,34 +1202,44 @@ void LoopLowering::block_unsafe_leftovers() {
 
 LoweredLoop LoopLowering::run() {
   auto& m = out_.model;
-  m.loc = loc_of(loop_.getForLoc());
+  m.loc = loc_of(loop_.for_loc);
   m.ordered = pragma_.ordered;
   m.buffered = pragma_.buffered;
   out_.gpu = pragma_.gpu;
-  loop_var_ = loop_.getLoopVariable();
-  if (const auto* dre = dyn_cast<DeclRefExpr>(loop_.getRangeInit()->IgnoreParenImpCasts())) {
+  loop_var_ = loop_.var;
+  if (const auto* dre = dyn_cast<DeclRefExpr>(loop_.range->IgnoreParenImpCasts())) {
     range_decl_ = dre->getDecl();
   }
-  const QualType range_type = loop_.getRangeInit()->getType();
+  const QualType range_type = loop_.range->getType();
   if (!choose_space(range_type)) {
     return std::move(out_);
   }
 
   Frame body;
   body_frame_ = &body;
-  body.parents = std::make_unique<ParentMap>(const_cast<Stmt*>(loop_.getBody()));
+  body.parents = std::make_unique<ParentMap>(const_cast<Stmt*>(loop_.body));
   bind_structured(body);
-  control_flow(loop_.getBody(), 0, 0, 0);
+  control_flow(loop_.body, 0, 0, 0);
   find_privates();
-  prescan(loop_.getBody(), body);
+  prescan(loop_.body, body);
   if (out_.index_rank == 0) {
-    choose_key_fields(dataset_record(range_type));
+    choose_key_fields(record_);
+    if (out_.over_vector && out_.model.fields.size() > k_max_inspected_keys) {
+      error(pragma_.hash,
+            "a '#pragma rotor parallel_for' loop over a std::vector may have at most " +
+                std::to_string(k_max_inspected_keys) + " key fields; '" + out_.record_type +
+                "' has " + std::to_string(out_.model.fields.size()) +
+                " integer fields the loop does not write");
+      return std::move(out_);
+    }
   }
   enclosing_method_ = method_of(loop_var_->getDeclContext());
 
-  walk(loop_.getBody(), body);
+  walk(loop_.body, body);
 
-  if (out_.index_rank == 0) { // helpers may write fields the body does not name
+  if (loop_.index_loop) { // `v[i].topic = z`
+    out_.writes_records = !written_fields_.empty();
+  } else if (out_.index_rank == 0) { // helpers may write fields the body does not name
     out_.writes_records = !written_fields_.empty() && loop_var_->getType()->isReferenceType() &&
                           !loop_var_->getType().getNonReferenceType().isConstQualified();
   }
@@ -1150,13 +1255,28 @@ LoweredLoop LoopLowering::run() {
   return std::move(out_);
 }
 
-/// The loop's space from the range's type: a Dataset (its record type) or an IndexSpace (its
-/// rank, fields i0, i1, ...). False, with an error, for anything else.
+/// The loop's space from the range's type: a Dataset or a std::vector of plain records (the
+/// record type) or an IndexSpace (its rank, fields i0, i1, ...). False, with an error, for
+/// anything else.
 bool LoopLowering::choose_space(QualType range_type) {
   auto& m = out_.model;
+  if (loop_.index_loop) {
+    return choose_index_loop_space(range_type);
+  }
   if (const RecordDecl* record = dataset_record(range_type)) {
     m.space = analysis::SpaceKind::dataset;
     out_.record_type = record_type_name(ctx_, record);
+    record_ = record;
+    return true;
+  }
+  // A std::vector of plain records: the same keys and plan as a Dataset of them; the rewriter
+  // runs it through the inspector (rotor/runtime/Inspector.h).
+  if (const RecordDecl* record = vector_record(ctx_, range_type)) {
+    m.space = analysis::SpaceKind::dataset;
+    out_.record_type = record_type_name(ctx_, record);
+    out_.over_vector = true;
+    out_.range = text_of(loop_.range);
+    record_ = record;
     return true;
   }
   if (const int n = index_space_rank(range_type); n > 0) {
@@ -1169,8 +1289,27 @@ bool LoopLowering::choose_space(QualType range_type) {
   }
   error(pragma_.hash, "'#pragma rotor parallel_for' loop is over '" +
                           range_type.getNonReferenceType().getAsString() +
-                          "', not a rotor::Dataset or rotor::IndexSpace");
+                          "', not a rotor::Dataset, a rotor::IndexSpace or a std::vector of "
+                          "plain records");
   return false;
+}
+
+/// An index loop `for (I i = 0; i < v.size(); ++i)`: v must be a std::vector of plain records;
+/// `v[i]` is the record, with a Dataset loop's keys. False, with an error, otherwise.
+bool LoopLowering::choose_index_loop_space(QualType range_type) {
+  const RecordDecl* record = vector_record(ctx_, range_type);
+  if (record == nullptr) {
+    error(pragma_.hash, "'#pragma rotor parallel_for' index loop is over '" +
+                            range_type.getNonReferenceType().getAsString() +
+                            "', not a std::vector of plain records");
+    return false;
+  }
+  out_.model.space = analysis::SpaceKind::dataset;
+  out_.record_type = record_type_name(ctx_, record);
+  out_.over_vector = true;
+  out_.range = text_of(loop_.range);
+  record_ = record;
+  return true;
 }
 
 /// `for (auto [i, j] : space)`: each binding is key field i.
@@ -1268,7 +1407,7 @@ void LoopLowering::settle_buffered() {
 
 namespace rotor::frontend {
 
-LoweredLoop lower_loop(ASTContext& ctx, const CXXForRangeStmt& loop, const RotorPragma& pragma,
+LoweredLoop lower_loop(ASTContext& ctx, const LoopSite& loop, const RotorPragma& pragma,
                        const std::string& file_name, std::vector<Diagnostic>& diags) {
   return lowering::LoopLowering(ctx, loop, pragma, file_name, diags).run();
 }

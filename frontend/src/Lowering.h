@@ -3,6 +3,7 @@
 /// Lowering: one annotated range-for (Clang AST) -> analysis::LoopModel, plus what the rewriter
 /// needs to emit the run_loop call (names to bind, the loop variable, control flow to rewrite).
 
+#include "LoopSite.h"
 #include "PragmaHandler.h"
 #include "rotor/analysis/LoopModel.h"
 #include "rotor/frontend/Frontend.h"
@@ -18,13 +19,18 @@ namespace rotor::frontend {
 struct LoweredLoop {
   analysis::LoopModel model;
   bool gpu = false;
-  /// rotor::Dataset<R>: the record type as it can be named at the loop; IndexSpace: empty.
+  /// rotor::Dataset<R> or std::vector<R>: the record type as it can be named at the loop;
+  /// IndexSpace: empty.
   std::string record_type;
-  int index_rank = 0;                           ///< IndexSpace<N>: N
-  std::vector<std::string> bindings;            ///< `auto [i, j] : grid`: {"i", "j"}
-  bool writes_records = false;                  ///< body writes fields of its (reference) record
-  bool may_throw = true;                        ///< the body may throw (ThrowAnalysis.h)
-  std::vector<std::string> reductions;          ///< names bound in the reductions tuple
+  int index_rank = 0; ///< IndexSpace<N>: N
+  /// The loop is over a std::vector of plain records (record_type): run through the inspector,
+  /// codegen::Inspection (docs/design/codegen-contract.md, "Loops over a std::vector").
+  bool over_vector = false;
+  std::string range;                   ///< over_vector: the range expression as written (`tokens`)
+  std::vector<std::string> bindings;   ///< `auto [i, j] : grid`: {"i", "j"}
+  bool writes_records = false;         ///< body writes fields of its (reference) record
+  bool may_throw = true;               ///< the body may throw (ThrowAnalysis.h)
+  std::vector<std::string> reductions; ///< names bound in the reductions tuple
   std::vector<clang::SourceLocation> continues; ///< `continue` of this loop (to `return`)
   std::vector<clang::SourceLocation> breaks;    ///< `break` of this loop
   std::vector<std::string> unused_in_body;      ///< bound names the body never names directly
@@ -64,9 +70,8 @@ struct LoweredLoop {
 };
 
 /// Lowers `loop` (annotated by `pragma`). Errors and remarks are appended to `diags`.
-LoweredLoop lower_loop(clang::ASTContext& ctx, const clang::CXXForRangeStmt& loop,
-                       const RotorPragma& pragma, const std::string& file_name,
-                       std::vector<Diagnostic>& diags);
+LoweredLoop lower_loop(clang::ASTContext& ctx, const LoopSite& loop, const RotorPragma& pragma,
+                       const std::string& file_name, std::vector<Diagnostic>& diags);
 
 /// A Diagnostic at `loc` (the line of source filled in).
 Diagnostic make_diagnostic(const clang::SourceManager& sm, clang::SourceLocation loc,

@@ -116,7 +116,7 @@ Target LoopLowering::row_vector_variable(const VarDecl* vd) const {
   } else if (const auto* fn = dyn_cast_or_null<FunctionDecl>(vd->getParentFunctionOrMethod());
              fn != nullptr && fn->getBody() != nullptr) {
     const SourceRange body = fn->getBody()->getSourceRange();
-    const SourceLocation at = sm_.getExpansionLoc(loop_.getForLoc());
+    const SourceLocation at = sm_.getExpansionLoc(loop_.for_loc);
     visible = !sm_.isBeforeInTranslationUnit(at, sm_.getExpansionLoc(body.getBegin())) &&
               !sm_.isBeforeInTranslationUnit(sm_.getExpansionLoc(body.getEnd()), at);
   }

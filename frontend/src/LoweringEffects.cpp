@@ -280,6 +280,9 @@ Target LoopLowering::pointee_of(const Expr* e, Frame& f) {
 }
 
 Target LoopLowering::call_result_root(const CallExpr* call, Frame& f) {
+  if (is_site_element(loop_, call)) {
+    return record_target(); // `v[i]` of an index loop over a vector
+  }
   const FunctionDecl* fd = call->getDirectCallee();
   bool arrow = false;
   const Expr* object = call_object(call, arrow);

@@ -208,13 +208,13 @@ bool LoopLowering::pointer_column(const Expr* column, Frame& f, Offset& length,
 /// `column_loop` (which runs whenever the row is not empty).
 bool LoopLowering::reached_every_iteration(const Expr* access, Frame& f,
                                            const ForStmt* column_loop) const {
-  if (&f != body_frame_ || may_leave_early(loop_.getBody())) {
+  if (&f != body_frame_ || may_leave_early(loop_.body)) {
     return false;
   }
   const Stmt* child = access;
   for (const Stmt* p = f.parents->getParent(access); p != nullptr;
        child = p, p = f.parents->getParent(p)) {
-    if (p == loop_.getBody()) {
+    if (p == loop_.body) {
       return true;
     }
     if (const auto* co = dyn_cast<AbstractConditionalOperator>(p)) {
@@ -279,16 +279,16 @@ std::string LoopLowering::pointer_table_view(const std::string& name,
   if (!table.unbounded.empty()) {
     return unbounded(table.unbounded, table.unbounded_at);
   }
-  const Expr* range = bare(loop_.getRangeInit());
+  const Expr* range = bare(loop_.range);
   const bool plain_range =
       range != nullptr &&
       (isa<DeclRefExpr>(range) ||
        (isa<MemberExpr>(range) && isa<CXXThisExpr>(bare(cast<MemberExpr>(range)->getBase()))));
-  if (out_.index_rank != 0 || !plain_range) {
+  if (out_.index_rank != 0 || out_.over_vector || !plain_range) {
     return unbounded("its rows are counted from the keys of a Dataset named by a variable, and "
                      "this loop is over '" +
-                         text_of(loop_.getRangeInit()) + "'",
-                     loop_.getBeginLoc());
+                         text_of(loop_.range) + "'",
+                     loop_.stmt->getBeginLoc());
   }
   const auto stride = row_strides_.find(name);
   const Offset length =
@@ -319,7 +319,7 @@ std::string LoopLowering::pointer_table_view(const std::string& name,
     }
   }
   if (reaches.empty()) {
-    return unbounded("no access names a row", loop_.getBeginLoc());
+    return unbounded("no access names a row", loop_.stmt->getBeginLoc());
   }
   const std::string length_text = analysis::offset_text(length, analysis::OffsetStyle::cpp);
   std::string list;

@@ -24,6 +24,9 @@ using namespace clang;
 using analysis::Offset;
 using analysis::Subscript;
 
+/// The most key fields a loop over a std::vector may have (codegen::k_max_inspected_keys).
+inline constexpr std::size_t k_max_inspected_keys = 6;
+
 /// The symbolic value of an integer expression used as a subscript.
 struct Sym {
   Subscript::Kind kind = Subscript::Kind::unknown;
@@ -144,7 +147,7 @@ bool is_nonconst_ref(QualType t);
 
 class LoopLowering {
 public:
-  LoopLowering(ASTContext& ctx, const CXXForRangeStmt& loop, const RotorPragma& pragma,
+  LoopLowering(ASTContext& ctx, const LoopSite& loop, const RotorPragma& pragma,
                const std::string& file, std::vector<Diagnostic>& diags)
       : ctx_(ctx), sm_(ctx.getSourceManager()), loop_(loop), pragma_(pragma), file_(file),
         diags_(diags) {}
@@ -153,6 +156,8 @@ public:
 
 private:
   bool choose_space(QualType range_type);
+  bool choose_index_loop_space(QualType range_type);
+  Target record_target() const;
   void bind_structured(Frame& body);
   void choose_key_fields(const RecordDecl* record);
   void settle_reductions();
@@ -179,7 +184,7 @@ private:
   }
   bool inside_loop(SourceLocation l) const {
     l = sm_.getExpansionLoc(l);
-    SourceRange r = loop_.getSourceRange();
+    SourceRange r = loop_.stmt->getSourceRange();
     return !sm_.isBeforeInTranslationUnit(l, sm_.getExpansionLoc(r.getBegin())) &&
            !sm_.isBeforeInTranslationUnit(sm_.getExpansionLoc(r.getEnd()), l);
   }
@@ -215,9 +220,11 @@ private:
   Sym eval_point_coordinate(const CXXOperatorCallExpr* op, Frame& f);
   Sym eval_binary(const BinaryOperator* bo, Frame& f);
   void prescan(const Stmt* s, Frame& f);
+  void bind_record_references(const DeclStmt* ds, Frame& f);
   void walk(const Stmt* s, Frame& f);
   void on_declref(const DeclRefExpr* dre, Frame& f);
   void note_outer_reference(const DeclRefExpr* dre, Frame& f);
+  void note_record_alias(const DeclRefExpr* dre, Frame& f);
   void settle_outer_references();
   void on_this(const CXXThisExpr* te, Frame& f);
   void on_outer_use(const DeclRefExpr* dre, const Target& t, Frame& f);
@@ -239,6 +246,7 @@ private:
   void check_pointer_read(const Expr* pointer, const Stmt* at, Frame& f);
   void check_static(const VarDecl* vd, Frame& f);
   void on_dataset_use(const DeclRefExpr* dre, Frame& f);
+  bool may_resize(const DeclRefExpr* dre, const Stmt* parent, Frame& f) const;
   void analyse_callee(Frame& callee, SourceLocation at);
   void on_destroy(const VarDecl* vd, Frame& f);
   std::string outside_write_fix(const VarDecl* vd) const;
@@ -298,7 +306,7 @@ private:
 
   ASTContext& ctx_;
   const SourceManager& sm_;
-  const CXXForRangeStmt& loop_;
+  const LoopSite& loop_;
   const RotorPragma& pragma_;
   std::string file_;
   std::vector<Diagnostic>& diags_;
@@ -306,6 +314,7 @@ private:
 
   const VarDecl* loop_var_ = nullptr;
   const ValueDecl* range_decl_ = nullptr;
+  const RecordDecl* record_ = nullptr; ///< the Dataset's or std::vector's record type
   std::vector<const FieldDecl*> key_fields_;
   std::set<const FieldDecl*> written_fields_;
   std::set<const ValueDecl*> mutated_;       ///< written anywhere in the loop (or a callee)
@@ -321,6 +330,8 @@ private:
   const CXXMethodDecl* enclosing_method_ = nullptr; ///< the loop is in this member function
   std::map<std::string, const ValueDecl*> symbols_; ///< loop-invariant symbols by name
   std::vector<std::pair<std::string, SourceLocation>> outside_pointer_reads_;
+  /// Over a vector: outside names that may alias its elements (note_record_alias).
+  std::vector<std::pair<std::string, SourceLocation>> record_alias_reads_;
   /// References declared outside the loop that may point into an array (note_outer_reference).
   std::vector<std::pair<const VarDecl*, SourceLocation>> outside_references_;
   std::set<const VarDecl*> blocked_reductions_; ///< misused reductions: not bound as partials

@@ -237,12 +237,12 @@ bool fills_whole_buffer(ASTContext& ctx, const Stmt* s, const VarDecl* v, std::u
 
 /// Is `loop` the only code of `v`'s function that names `v` (so nothing before it resized it,
 /// took its address, or reads what the loop leaves in it)?
-bool named_only_in(const VarDecl* v, const CXXForRangeStmt& loop, const SourceManager& sm) {
+bool named_only_in(const VarDecl* v, const LoopSite& loop, const SourceManager& sm) {
   const auto* fn = dyn_cast_or_null<FunctionDecl>(v->getParentFunctionOrMethod());
   if (fn == nullptr || fn->getBody() == nullptr) {
     return false;
   }
-  const SourceRange range = loop.getSourceRange();
+  const SourceRange range = loop.stmt->getSourceRange();
   bool elsewhere = false;
   visit(fn->getBody(), [&](const Stmt* s) {
     const auto* dre = dyn_cast<DeclRefExpr>(s);
@@ -258,11 +258,11 @@ bool named_only_in(const VarDecl* v, const CXXForRangeStmt& loop, const SourceMa
 }
 
 /// The outside variables the body names, in order of first mention.
-std::vector<std::pair<const VarDecl*, SourceLocation>>
-outside_variables(const CXXForRangeStmt& loop, const SourceManager& sm) {
+std::vector<std::pair<const VarDecl*, SourceLocation>> outside_variables(const LoopSite& loop,
+                                                                         const SourceManager& sm) {
   std::vector<std::pair<const VarDecl*, SourceLocation>> out;
-  const SourceLocation begin = loop.getBeginLoc();
-  visit(loop.getBody(), [&](const Stmt* x) {
+  const SourceLocation begin = loop.stmt->getBeginLoc();
+  visit(loop.body, [&](const Stmt* x) {
     const auto* dre = dyn_cast<DeclRefExpr>(x);
     const auto* v = dre != nullptr ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
     if (v == nullptr || !sm.isBeforeInTranslationUnit(v->getLocation(), begin)) {
@@ -280,10 +280,10 @@ outside_variables(const CXXForRangeStmt& loop, const SourceManager& sm) {
 
 } // namespace
 
-std::vector<PrivateVariable> find_scratch_buffers(ASTContext& ctx, const CXXForRangeStmt& loop) {
+std::vector<PrivateVariable> find_scratch_buffers(ASTContext& ctx, const LoopSite& loop) {
   std::vector<PrivateVariable> out;
   const SourceManager& sm = ctx.getSourceManager();
-  const std::vector<const Stmt*> body = statements(loop.getBody());
+  const std::vector<const Stmt*> body = statements(loop.body);
   for (const auto& [v, first] : outside_variables(loop, sm)) {
     const std::optional<std::uint64_t> extent = buffer_extent(v->getType());
     if (!extent || !v->hasLocalStorage() || isa<ParmVarDecl>(v) ||
@@ -308,8 +308,7 @@ std::vector<PrivateVariable> find_scratch_buffers(ASTContext& ctx, const CXXForR
   return out;
 }
 
-std::vector<const VarDecl*> outside_variables_named(const CXXForRangeStmt& loop,
-                                                    const std::string& name,
+std::vector<const VarDecl*> outside_variables_named(const LoopSite& loop, const std::string& name,
                                                     const SourceManager& sm) {
   std::vector<const VarDecl*> out;
   for (const auto& [v, first] : outside_variables(loop, sm)) {

@@ -6,7 +6,9 @@
 /// where the loop's text names them; the rewriter binds each name to the worker's copy
 /// (rotor/runtime/Private.h).
 
+#include "LoopSite.h"
 #include <clang/AST/ASTContext.h>
+
 #include <clang/AST/StmtCXX.h>
 
 #include <string>
@@ -34,11 +36,10 @@ struct PrivateVariable {
 /// the same const `K`). Every later
 /// mention of `v` in the body must be `v[...]` or `v.size()`. Anything else is not a scratch
 /// buffer (the loop keeps today's diagnostics).
-std::vector<PrivateVariable> find_scratch_buffers(clang::ASTContext& ctx,
-                                                  const clang::CXXForRangeStmt& loop);
+std::vector<PrivateVariable> find_scratch_buffers(clang::ASTContext& ctx, const LoopSite& loop);
 
 /// The variables declared outside `loop` that its body names, by name (for `private(...)`).
-std::vector<const clang::VarDecl*> outside_variables_named(const clang::CXXForRangeStmt& loop,
+std::vector<const clang::VarDecl*> outside_variables_named(const LoopSite& loop,
                                                            const std::string& name,
                                                            const clang::SourceManager& sm);
 

@@ -172,6 +172,23 @@ const RecordDecl* dataset_record(QualType t) {
   return spec->getTemplateArgs()[0].getAsType()->getAsRecordDecl();
 }
 
+const RecordDecl* vector_record(const ASTContext& ctx, QualType t) {
+  const auto* spec = specialization_of(t);
+  if (spec == nullptr ||
+      spec->getSpecializedTemplate()->getQualifiedNameAsString() != "std::vector" ||
+      spec->getTemplateArgs().size() < 1 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type) {
+    return nullptr;
+  }
+  const QualType element = spec->getTemplateArgs()[0].getAsType();
+  const auto* record = element->getAsCXXRecordDecl();
+  if (record == nullptr || !record->hasDefinition() || !record->isAggregate() ||
+      !element.isTriviallyCopyableType(ctx) || record->isUnion()) {
+    return nullptr;
+  }
+  return record;
+}
+
 int index_space_rank(QualType t) {
   const auto* spec = rotor_specialization(t, "rotor::IndexSpace");
   if (spec == nullptr || spec->getTemplateArgs().size() < 1 ||

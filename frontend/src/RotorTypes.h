@@ -35,6 +35,10 @@ std::string row_container_name(clang::QualType t);
 char eigen_layout(const clang::ASTContext& ctx, clang::QualType t, std::string& element);
 /// rotor::Dataset<R>: R's declaration; otherwise nullptr.
 const clang::RecordDecl* dataset_record(clang::QualType t);
+/// A `std::vector<R>` whose R is a plain record (a trivially copyable aggregate struct, as a
+/// Dataset holds): R's declaration; otherwise nullptr. A loop over it runs through the inspector
+/// (rotor/runtime/Inspector.h).
+const clang::RecordDecl* vector_record(const clang::ASTContext& ctx, clang::QualType t);
 /// rotor::IndexSpace<N>: N; otherwise 0.
 int index_space_rank(clang::QualType t);
 bool is_accumulator(clang::QualType t);

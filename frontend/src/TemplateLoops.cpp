@@ -10,9 +10,8 @@ using namespace clang;
 
 namespace {
 
-const FunctionDecl* enclosing_function(const CXXForRangeStmt& loop) {
-  for (const DeclContext* dc = loop.getLoopVariable()->getDeclContext(); dc != nullptr;
-       dc = dc->getParent()) {
+const FunctionDecl* enclosing_function(const VarDecl* var) {
+  for (const DeclContext* dc = var->getDeclContext(); dc != nullptr; dc = dc->getParent()) {
     if (const auto* fd = dyn_cast<FunctionDecl>(dc)) {
       return fd;
     }
@@ -26,34 +25,44 @@ public:
   explicit InstanceCollector(const SourceManager& sm) : sm_(sm) {}
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool VisitCXXForRangeStmt(CXXForRangeStmt* s) {
-    if (sm_.isWrittenInMainFile(s->getForLoc()) && !in_template_pattern(*s)) {
-      const FunctionDecl* fd = enclosing_function(*s);
-      if (fd != nullptr && fd->getTemplateInstantiationPattern() != nullptr) {
-        loops[s->getForLoc().getRawEncoding()].push_back(s);
-      }
-    }
+    add(range_for_site(*s));
     return true;
   }
-  std::map<unsigned, std::vector<CXXForRangeStmt*>> loops;
+  bool VisitForStmt(ForStmt* s) {
+    std::string why;
+    add(index_loop_site(*s, why));
+    return true;
+  }
+  std::map<unsigned, std::vector<LoopSite>> loops;
 
 private:
+  void add(const LoopSite& site) {
+    if (site.stmt == nullptr || site.var == nullptr || !sm_.isWrittenInMainFile(site.for_loc) ||
+        in_template_pattern(site)) {
+      return;
+    }
+    const FunctionDecl* fd = enclosing_function(site.var);
+    if (fd != nullptr && fd->getTemplateInstantiationPattern() != nullptr) {
+      loops[site.for_loc.getRawEncoding()].push_back(site);
+    }
+  }
   const SourceManager& sm_;
 };
 
 } // namespace
 
-bool in_template_pattern(const CXXForRangeStmt& loop) {
-  return loop.getLoopVariable()->getDeclContext()->isDependentContext();
+bool in_template_pattern(const LoopSite& loop) {
+  return loop.var != nullptr && loop.var->getDeclContext()->isDependentContext();
 }
 
-std::map<unsigned, std::vector<CXXForRangeStmt*>> instantiated_loops(ASTContext& ctx) {
+std::map<unsigned, std::vector<LoopSite>> instantiated_loops(ASTContext& ctx) {
   InstanceCollector collector(ctx.getSourceManager());
   collector.TraverseDecl(ctx.getTranslationUnitDecl());
   return std::move(collector.loops);
 }
 
-std::string instantiation_name(const CXXForRangeStmt& loop) {
-  const FunctionDecl* fd = enclosing_function(loop);
+std::string instantiation_name(const LoopSite& loop) {
+  const FunctionDecl* fd = loop.var == nullptr ? nullptr : enclosing_function(loop.var);
   if (fd == nullptr) {
     return "?";
   }

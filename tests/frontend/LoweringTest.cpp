@@ -565,7 +565,7 @@ TEST(Lowering, Diagnostics) {
   EXPECT_FALSE(misplaced.ok);
   ASSERT_EQ(misplaced.diagnostics.size(), 1u);
   EXPECT_EQ(misplaced.diagnostics[0].line, 3);
-  EXPECT_NE(misplaced.diagnostics[0].message.find("must be followed by a range-based for loop"),
+  EXPECT_NE(misplaced.diagnostics[0].message.find("must be followed by a for loop"),
             std::string::npos);
 
   FileResult clause = lower("void f() {\n#pragma rotor parallel_for fast\n}\n");

@@ -17,6 +17,7 @@
 #include "rotor/runtime/ContainerView.h"
 #include "rotor/runtime/DeviceLoop.h"
 #include "rotor/runtime/PointerTable.h"
+#include "rotor/runtime/Inspector.h"
 #include "rotor/runtime/Metrics.h"
 #include "rotor/runtime/Private.h"
 #include "rotor/runtime/RunLoop.h"

@@ -2,9 +2,9 @@
 
 #include <vector>
 
-void f(std::vector<Rating>& ratings, rotor::DistArray<float, 1>& bu) {
+void f(std::vector<int>& users, rotor::DistArray<float, 1>& bu) {
 #pragma rotor parallel_for
-  for (const Rating& r : ratings) {
-    bu[r.user] += r.value;
+  for (int u : users) {
+    bu[u] += 1.0f;
   }
 }

@@ -42,6 +42,9 @@ struct LoopResult {
   analysis::Plan plan;
   bool gpu = false;
   bool may_throw = true; ///< the body may throw (src/ThrowAnalysis.h; codegen::LoopSpec::may_throw)
+  /// A loop run through the inspector: the container it ranges over as `std::vector<Rating>`
+  /// (--explain says it; JSON key "container"); empty for a Dataset or IndexSpace loop.
+  std::string container;
 };
 
 struct Options {

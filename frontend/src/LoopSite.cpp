@@ -1,0 +1,116 @@
+#include "LoopSite.h"
+
+#include <clang/AST/Decl.h>
+#include <clang/AST/ExprCXX.h>
+
+namespace rotor::frontend {
+
+using namespace clang;
+
+namespace {
+
+bool names(const Expr* e, const VarDecl* v) {
+  const auto* dre =
+      dyn_cast_or_null<DeclRefExpr>(e == nullptr ? nullptr : e->IgnoreParenImpCasts());
+  return dre != nullptr && dre->getDecl() == v;
+}
+
+/// `I i = 0` (one integer variable, initialised with the literal 0).
+const VarDecl* zero_start(const Stmt* init, std::string& why) {
+  const auto* ds = dyn_cast_or_null<DeclStmt>(init);
+  const auto* v =
+      ds != nullptr && ds->isSingleDecl() ? dyn_cast<VarDecl>(ds->getSingleDecl()) : nullptr;
+  const auto* zero = v != nullptr && v->getInit() != nullptr
+                         ? dyn_cast<IntegerLiteral>(v->getInit()->IgnoreParenImpCasts())
+                         : nullptr;
+  if (v == nullptr || !v->getType()->isIntegerType() || zero == nullptr || zero->getValue() != 0) {
+    why = "it must declare one integer index starting at 0 ('std::size_t i = 0')";
+    return nullptr;
+  }
+  return v;
+}
+
+/// `i < v.size()`: the vector expression `v`.
+const Expr* size_bound(const Expr* cond, const VarDecl* i, std::string& why) {
+  const auto* bo =
+      dyn_cast_or_null<BinaryOperator>(cond == nullptr ? nullptr : cond->IgnoreParenImpCasts());
+  const auto* size =
+      bo != nullptr ? dyn_cast<CXXMemberCallExpr>(bo->getRHS()->IgnoreParenImpCasts()) : nullptr;
+  const auto* md = size != nullptr ? size->getMethodDecl() : nullptr;
+  if (bo == nullptr || bo->getOpcode() != BO_LT || !names(bo->getLHS(), i) || md == nullptr ||
+      md->getNameAsString() != "size" || size->getNumArgs() != 0) {
+    why = "its condition must be 'i < v.size()'";
+    return nullptr;
+  }
+  const Expr* v = size->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  if (!isa<DeclRefExpr>(v)) {
+    why = "the vector of 'i < v.size()' must be a variable";
+    return nullptr;
+  }
+  return v;
+}
+
+/// `++i`, `i++` or `i += 1`.
+bool unit_step(const Expr* inc, const VarDecl* i) {
+  if (inc == nullptr) {
+    return false;
+  }
+  inc = inc->IgnoreParenImpCasts();
+  if (const auto* uo = dyn_cast<UnaryOperator>(inc)) {
+    return uo->isIncrementOp() && names(uo->getSubExpr(), i);
+  }
+  if (const auto* ca = dyn_cast<CompoundAssignOperator>(inc)) {
+    const auto* one = dyn_cast<IntegerLiteral>(ca->getRHS()->IgnoreParenImpCasts());
+    return ca->getOpcode() == BO_AddAssign && names(ca->getLHS(), i) && one != nullptr &&
+           one->getValue() == 1;
+  }
+  return false;
+}
+
+} // namespace
+
+LoopSite range_for_site(const CXXForRangeStmt& loop) {
+  LoopSite s;
+  s.stmt = &loop;
+  s.body = loop.getBody();
+  s.for_loc = loop.getForLoc();
+  s.var = loop.getLoopVariable();
+  s.range = loop.getRangeInit();
+  return s;
+}
+
+LoopSite index_loop_site(const ForStmt& loop, std::string& why) {
+  const VarDecl* i = zero_start(loop.getInit(), why);
+  const Expr* v = i != nullptr ? size_bound(loop.getCond(), i, why) : nullptr;
+  if (v == nullptr) {
+    return {};
+  }
+  if (!unit_step(loop.getInc(), i)) {
+    why = "its step must be '++i', 'i++' or 'i += 1'";
+    return {};
+  }
+  LoopSite s;
+  s.stmt = &loop;
+  s.body = loop.getBody();
+  s.for_loc = loop.getForLoc();
+  s.var = i;
+  s.range = v;
+  s.index_loop = true;
+  return s;
+}
+
+bool is_site_element(const LoopSite& site, const Expr* e) {
+  if (!site.index_loop || e == nullptr) {
+    return false;
+  }
+  const auto* op = dyn_cast<CXXOperatorCallExpr>(e->IgnoreParenImpCasts());
+  if (op == nullptr || op->getOperator() != OO_Subscript || op->getNumArgs() != 2 ||
+      !names(op->getArg(1), site.var)) {
+    return false;
+  }
+  const auto* base = dyn_cast<DeclRefExpr>(op->getArg(0)->IgnoreParenImpCasts());
+  const auto* range = dyn_cast<DeclRefExpr>(site.range->IgnoreParenImpCasts());
+  return base != nullptr && range != nullptr && base->getDecl() == range->getDecl();
+}
+
+} // namespace rotor::frontend

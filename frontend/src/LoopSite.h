@@ -1,0 +1,36 @@
+#pragma once
+/// \file
+/// The annotated loop as lowering and rewriting see it: a range-for (over a Dataset, an
+/// IndexSpace or a std::vector of records) or an index loop over a std::vector of records,
+/// `for (std::size_t i = 0; i < v.size(); ++i) { ... v[i] ... }`.
+
+#include <clang/AST/Expr.h>
+#include <clang/AST/Stmt.h>
+#include <clang/AST/StmtCXX.h>
+
+#include <string>
+
+namespace rotor::frontend {
+
+struct LoopSite {
+  const clang::Stmt* stmt = nullptr; ///< the `for` statement; nullptr: not an accepted loop
+  const clang::Stmt* body = nullptr;
+  clang::SourceLocation for_loc;
+  /// A range-for: its loop variable. An index loop: the index `i`.
+  const clang::VarDecl* var = nullptr;
+  /// A range-for: the range expression. An index loop: the vector `v` of the bound `v.size()`.
+  const clang::Expr* range = nullptr;
+  bool index_loop = false;
+};
+
+LoopSite range_for_site(const clang::CXXForRangeStmt& loop);
+
+/// `for (I i = 0; i < v.size(); ++i)` (also `i++`, `i += 1`; I an integer type; v a variable;
+/// whether v is a std::vector of records is the lowering's to check): its site. Otherwise a site
+/// with `stmt` nullptr and `why` saying which part does not match.
+LoopSite index_loop_site(const clang::ForStmt& loop, std::string& why);
+
+/// True when `e` is `v[i]`: a subscript of the site's vector by its index (index loops only).
+bool is_site_element(const LoopSite& site, const clang::Expr* e);
+
+} // namespace rotor::frontend

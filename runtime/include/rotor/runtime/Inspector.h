@@ -1,0 +1,166 @@
+#pragma once
+/// \file
+/// The inspector rotor-cc emits for a loop that is not over a rotor::Dataset or IndexSpace
+/// (namespace rotor::codegen): before run_loop it computes each iteration's key values into a
+/// Dataset of small key records (codegen::Iteration<N>), and the executor runs the plan over
+/// them. docs/design/codegen-contract.md, "Loops over a std::vector", has the emitted text.
+///
+/// \code
+///   // before (user code)
+///   #pragma rotor parallel_for
+///   for (const Rating& r : ratings) { ... }
+///
+///   // after (rotor-cc output, abridged)
+///   {
+///     static ::rotor::codegen::Inspection<2> rotor_inspection;
+///     auto&& rotor_range = ratings;
+///     auto& rotor_iterations =
+///         rotor_inspection.records(rotor_range, &Rating::user, &Rating::item);
+///     ::rotor::codegen::run_loop(..., rotor_iterations, ::rotor::codegen::iteration_keys<2>(),
+///         ..., [&](const ::rotor::codegen::Iteration<2>& rotor_iteration, ...) {
+///           const Rating& r = rotor_range[rotor_iteration.at];
+///           ...  // the body, unchanged
+///         });
+///   }
+/// \endcode
+///
+/// Every rank runs the inspector on its own copy of the program's data (the same values on every
+/// rank, as for a replicated Dataset built in memory), so the iteration dataset is replicated and
+/// the runtime spreads it as it spreads any replicated dataset. One Inspection lives per call
+/// site (a function-local static): it keeps the dataset, and with it the runtime's cached record
+/// layouts, while the freshly computed keys equal last time's.
+
+#include "rotor/distarray/Dataset.h"
+#include "rotor/distarray/detail/Collective.h"
+#include "rotor/distarray/detail/DatasetInternals.h"
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace rotor::codegen {
+
+/// One iteration of an inspected loop: its N key values (the loop's key fields in the order of
+/// the analysis' LoopModel::fields) and its position `at` in the iteration sequence (for a loop
+/// over a std::vector, the element's index). A plain record, so a Dataset can hold it.
+template <int N> struct Iteration;
+template <> struct Iteration<0> { std::int64_t at; };
+template <> struct Iteration<1> { std::int64_t k0, at; };
+template <> struct Iteration<2> { std::int64_t k0, k1, at; };
+template <> struct Iteration<3> { std::int64_t k0, k1, k2, at; };
+template <> struct Iteration<4> { std::int64_t k0, k1, k2, k3, at; };
+template <> struct Iteration<5> { std::int64_t k0, k1, k2, k3, k4, at; };
+template <> struct Iteration<6> { std::int64_t k0, k1, k2, k3, k4, k5, at; };
+/// The most key fields an inspected loop may have (rotor-cc refuses more with an error).
+inline constexpr int k_max_inspected_keys = 6;
+
+} // namespace rotor::codegen
+
+namespace rotor::detail {
+/// The N keys of an inspected iteration into out[0..N), and back.
+template <int N> void copy_keys(const codegen::Iteration<N>& it, std::int64_t* out) {
+  static_assert(sizeof(codegen::Iteration<N>) == (N + 1) * sizeof(std::int64_t));
+  std::memcpy(out, &it, N * sizeof(std::int64_t));
+}
+template <int N> void set_keys(codegen::Iteration<N>& it, const std::int64_t* keys) {
+  std::memcpy(&it, keys, N * sizeof(std::int64_t));
+}
+} // namespace rotor::detail
+
+namespace rotor::codegen {
+
+/// The key list of an Iteration<N> dataset (run_loop's `keys` argument).
+template <int N> struct IterationKeys {
+  static constexpr int size = N;
+  void extract(const Iteration<N>& it, std::int64_t* out) const {
+    ::rotor::detail::copy_keys(it, out);
+  }
+};
+template <int N> IterationKeys<N> iteration_keys() {
+  return {};
+}
+
+/// A call site's inspector: the iteration dataset of its last run and the keys it was built from.
+template <int N> class Inspection {
+  static_assert(N >= 0 && N <= k_max_inspected_keys,
+                "rotor::codegen::Inspection: at most 6 key fields");
+
+public:
+  /// The iterations of a loop over `records` (a std::vector of plain records) keyed by the
+  /// record fields `fields` (in LoopModel::fields order): iteration i is records[i].
+  template <class Record, class Alloc, class... F>
+  Dataset<Iteration<N>>& records(const std::vector<Record, Alloc>& records, F Record::*... fields) {
+    static_assert(sizeof...(F) == N, "rotor::codegen::Inspection: one member per key");
+    fresh_.resize(records.size());
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      const std::int64_t keys[N + 1] = {static_cast<std::int64_t>(records[i].*fields)...};
+      ::rotor::detail::set_keys(fresh_[i], keys);
+      fresh_[i].at = static_cast<std::int64_t>(i);
+    }
+    return settle_fresh();
+  }
+
+  /// After run_loop over this call site's dataset, when the body wrote the elements of
+  /// `records` (its records): every rank's copy of `records` gets the elements the other ranks'
+  /// iterations wrote (collective: every rank calls it after the same loop). Nothing moves when
+  /// the iterations stayed replicated (a serial plan runs them all on every rank) or there is
+  /// one rank.
+  template <class Vector> void share_written(Vector& records) {
+    using Record = typename Vector::value_type;
+    static_assert(std::is_trivially_copyable_v<Record>,
+                  "rotor: records written by an inspected loop must be trivially copyable");
+    ::rotor::detail::Collective& ranks = ::rotor::detail::collective();
+    if (ranks.size() == 1 || dataset_.distribution() != Distribution::distributed) {
+      return;
+    }
+    const std::vector<Iteration<N>>& mine = ::rotor::detail::DatasetInternals::records(dataset_);
+    constexpr std::size_t entry = sizeof(std::int64_t) + sizeof(Record);
+    std::vector<char> send(mine.size() * entry);
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      std::memcpy(send.data() + i * entry, &mine[i].at, sizeof(std::int64_t));
+      std::memcpy(send.data() + i * entry + sizeof(std::int64_t),
+                  &records[static_cast<std::size_t>(mine[i].at)], sizeof(Record));
+    }
+    std::vector<std::size_t> offsets;
+    const std::vector<char> all = ranks.allgatherv(send.data(), send.size(), offsets);
+    for (std::size_t off = 0; off + entry <= all.size(); off += entry) {
+      std::int64_t at = 0;
+      std::memcpy(&at, all.data() + off, sizeof at);
+      if (at < 0 || static_cast<std::size_t>(at) >= records.size()) {
+        throw std::logic_error("rotor: internal: an inspected iteration past the container's end");
+      }
+      std::memcpy(static_cast<void*>(&records[static_cast<std::size_t>(at)]),
+                  all.data() + off + sizeof(std::int64_t), sizeof(Record));
+    }
+  }
+
+  /// How many times the keys differed from the last run's and the dataset was rebuilt (tests).
+  std::uint64_t rebuilds() const { return rebuilds_; }
+
+private:
+  /// Keeps the dataset when `fresh_` equals the keys it was built from; rebuilds it otherwise.
+  Dataset<Iteration<N>>& settle_fresh() {
+    const bool same = built_ && fresh_.size() == last_.size() &&
+                      (fresh_.empty() || std::memcmp(fresh_.data(), last_.data(),
+                                                     fresh_.size() * sizeof(Iteration<N>)) == 0);
+    if (!same) {
+      last_ = fresh_;
+      dataset_ = Dataset<Iteration<N>>(fresh_);
+      built_ = true;
+      ++rebuilds_;
+    }
+    return dataset_;
+  }
+
+  std::vector<Iteration<N>> fresh_; ///< this run's keys (kept to save the allocation)
+  std::vector<Iteration<N>> last_;  ///< the keys dataset_ was built from, in iteration order
+  Dataset<Iteration<N>> dataset_;
+  bool built_ = false;
+  std::uint64_t rebuilds_ = 0;
+};
+
+} // namespace rotor::codegen

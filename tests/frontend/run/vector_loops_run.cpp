@@ -1,0 +1,94 @@
+// Compile-and-run test of loops over a std::vector of records (the inspector): built serially
+// (plain compiler) and with rotor-cc; both builds must print the same lines. The updates commute
+// (integer counts, a topic computed from the token alone), so any serial order gives one result.
+#include <rotor/rotor.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+struct Token {
+  std::int32_t doc;
+  std::int32_t word;
+  std::int32_t topic;
+};
+
+int main(int argc, char** argv) {
+  rotor::Session session(argc, argv);
+  const int docs = 31, words = 43, topics = 6;
+  std::vector<Token> tokens;
+  for (int i = 0; i < 4000; ++i) {
+    tokens.push_back({(i * 7) % docs, (i * 13) % words, i % topics});
+  }
+  rotor::DistArray<std::int64_t, 2> doc_topic({docs, topics});
+  rotor::DistArray<std::int64_t, 2> word_topic({words, topics});
+  for (const Token& t : tokens) {
+    doc_topic(t.doc, t.topic) += 1;
+    word_topic(t.word, t.topic) += 1;
+  }
+  for (int sweep = 0; sweep < 3; ++sweep) {
+    // Writes each token's topic (a non-key field) and both count tables: rotation over
+    // (doc, word); every rank ends with every token's new topic.
+#pragma rotor parallel_for
+    for (Token& t : tokens) {
+      doc_topic(t.doc, t.topic) -= 1;
+      word_topic(t.word, t.topic) -= 1;
+      t.topic = (t.topic + t.word + sweep + 1) % topics;
+      doc_topic(t.doc, t.topic) += 1;
+      word_topic(t.word, t.topic) += 1;
+    }
+    // The same shape as an index loop, through a reference to the element `tokens[n]`.
+#pragma rotor parallel_for
+    for (std::size_t n = 0; n < tokens.size(); ++n) {
+      auto& t = tokens[n];
+      doc_topic(t.doc, t.topic) -= 1;
+      word_topic(t.word, t.topic) -= 1;
+      t.topic = (t.topic * 5 + t.doc + 2) % topics;
+      doc_topic(t.doc, t.topic) += 1;
+      word_topic(t.word, t.topic) += 1;
+    }
+  }
+  // An index loop reading `tokens[i]` directly: a reduction (one_d by doc).
+  std::int64_t words_in_topic_1 = 0;
+#pragma rotor parallel_for
+  for (std::size_t i = 0; i < tokens.size(); i++) {
+    if (tokens[i].topic == 1) {
+      words_in_topic_1 += tokens[i].word + static_cast<std::int64_t>(i % 3);
+    }
+  }
+  // Reads the records only (by value): a reduction and one table.
+  std::int64_t weighted = 0;
+  rotor::DistArray<std::int64_t, 1> per_doc({docs});
+#pragma rotor parallel_for
+  for (Token t : tokens) {
+    if (t.topic == 0) {
+      continue;
+    }
+    per_doc[t.doc] += t.word;
+    weighted += t.topic * (t.word + 1);
+  }
+  std::int64_t topic_sum = 0, dt_check = 0, wt_check = 0, doc_check = 0;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    topic_sum += static_cast<std::int64_t>(i % 97 + 1) * tokens[i].topic;
+  }
+  for (int d = 0; d < docs; ++d) {
+    doc_check += (d + 1) * per_doc[d];
+    for (int z = 0; z < topics; ++z) {
+      dt_check += (d * topics + z + 1) * doc_topic(d, z);
+    }
+  }
+  for (int w = 0; w < words; ++w) {
+    for (int z = 0; z < topics; ++z) {
+      wt_check += (w * topics + z + 1) * word_topic(w, z);
+    }
+  }
+  if (rotor::is_root()) {
+    std::printf("topics=%lld doc_topic=%lld word_topic=%lld per_doc=%lld weighted=%lld "
+                "topic_1=%lld\n",
+                static_cast<long long>(topic_sum), static_cast<long long>(dt_check),
+                static_cast<long long>(wt_check), static_cast<long long>(doc_check),
+                static_cast<long long>(weighted), static_cast<long long>(words_in_topic_1));
+  }
+  return 0;
+}
