@@ -8,7 +8,7 @@
 #   prepare                         generate / decompress the inputs into $WORK
 #   sgd_replay NP THREADS           arrays bitwise equal to the serial build replaying the recorded
 #                                   order; test RMSE within 1% of the serial build in file order
-#   lda CORPUS NP THREADS           log-likelihood of every iteration within 1% of the serial build
+#   lda CORPUS NP THREADS           log-likelihood of every iteration at most 1% worse, 3% better than serial
 #   logreg DATASET NP THREADS       test accuracy within 0.5 percentage points of the serial build
 #   mlp NP THREADS                  mlp test accuracy within 0.5 points of the serial build
 #   serial_quality EXAMPLE          the serial build reaches a known-good quality on real data
@@ -121,9 +121,16 @@ case_lda() {
   mapfile -t a < <(grep '^iteration=' "$dir/rotor.log")
   mapfile -t b < <(grep '^iteration=' "$dir/serial.log")
   [[ ${#a[@]} -eq ${#b[@]} && ${#a[@]} -gt 0 ]] || fail "iteration lines: ${#a[@]} vs ${#b[@]}"
+  # At most 1% worse than the serial run and at most 3% better: a parallel run is a serial run in
+  # another order, and a fresh seeded order per iteration often mixes faster in the first
+  # iterations (as tests/cluster/cluster_test.sh allows).
   for i in "${!a[@]}"; do
-    within_rel "$(value log_likelihood "${a[$i]}")" "$(value log_likelihood "${b[$i]}")" 0.01 \
-      "log-likelihood, iteration $((i + 1))"
+    local got want
+    got=$(value log_likelihood "${a[$i]}")
+    want=$(value log_likelihood "${b[$i]}")
+    awk -v g="$got" -v r="$want" 'BEGIN { d = (g - r) / (r < 0 ? -r : r); exit !(d >= -0.01 && d <= 0.03) }' ||
+      fail "log-likelihood, iteration $((i + 1)): $got vs serial $want (more than 1% worse or 3% better)"
+    echo "ok: log-likelihood, iteration $((i + 1)): $got vs serial $want (at most 1% worse, 3% better)"
   done
 }
 
