@@ -123,10 +123,6 @@ void shadow_file_writes(bool on) {
   shadowing.store(on);
 }
 
-bool shadows_file_writes() {
-  return shadowing.load();
-}
-
 } // namespace rotor::detail
 
 extern "C" {

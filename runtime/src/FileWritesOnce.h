@@ -7,6 +7,5 @@ namespace rotor::detail {
 
 /// Turns shadowing on (a multi-rank session on rank != 0, without --rotor-all-output) or off.
 void shadow_file_writes(bool on);
-bool shadows_file_writes();
 
 } // namespace rotor::detail
