@@ -722,18 +722,19 @@ void LoopLowering::settle_outer_references() {
   }
 }
 
-/// A loop over a vector that writes its elements: an outside name of another vector of the same
-/// records or of a record reference (`auto& alias = tokens;`, a parameter `const
-/// std::vector<Token>& other` the caller may pass `tokens` as) may read elements other workers
-/// or ranks write. Noted here, it blocks such a loop (block_unsafe_leftovers).
+/// A loop over records (a vector or a Dataset) that writes them: an outside name of another
+/// vector or Dataset of the same records or of a record reference (`auto& alias = tokens;`, a
+/// parameter `const std::vector<Token>& other` the caller may pass `tokens` as) may read records
+/// other workers or ranks write. Noted here, it blocks such a loop (block_unsafe_leftovers).
 void LoopLowering::note_record_alias(const DeclRefExpr* dre, Frame& f) {
   const auto* vd = dyn_cast<VarDecl>(dre->getDecl());
-  if (!out_.over_vector || vd == nullptr || vd == range_decl_ || inside_loop(vd->getLocation()) ||
+  if (out_.index_rank != 0 || vd == nullptr || vd == range_decl_ ||
+      inside_loop(vd->getLocation()) ||
       (f.fn != nullptr && vd->getParentFunctionOrMethod() == f.fn)) {
     return;
   }
   const QualType type = vd->getType().getNonReferenceType();
-  const RecordDecl* element = vector_record(ctx_, type);
+  const RecordDecl* element = out_.over_vector ? vector_record(ctx_, type) : dataset_record(type);
   const bool record_reference =
       vd->getType()->isReferenceType() && type->getAsRecordDecl() == record_;
   if ((element != nullptr && element == record_) || record_reference) {
@@ -1171,9 +1172,9 @@ void LoopLowering::block_unsafe_leftovers() {
   if (out_.writes_records && !record_alias_reads_.empty()) {
     const auto& [name, loc] = record_alias_reads_.front();
     escape(analysis::Escape::Kind::pointer_taken,
-           "reads '" + name +
-               "', which may name elements of the vector the loop runs over (the "
-               "loop writes them)",
+           "reads '" + name + "', which may name " +
+               (out_.over_vector ? "elements of the vector" : "records of the dataset") +
+               " the loop runs over (the loop writes them)",
            loc);
   }
   if (writes && !outside_pointer_reads_.empty()) {

@@ -661,4 +661,24 @@ void use(rotor::Dataset<Rating>& d, rotor::DistArray<float, 1>& A) { over(d, A);
       << r.diagnostics[0].message;
 }
 
+// A Dataset loop that writes its records and reads another name of the same dataset: another
+// worker's records may be read mid-update, so the loop is serial.
+TEST(Lowering, DatasetAliasReadInARecordWritingLoopIsSerial) {
+  FileResult r = lower(R"(
+void f(rotor::Dataset<Token>& tokens, rotor::DistArray<int, 2>& nw) {
+  rotor::Dataset<Token>& alias = tokens;
+#pragma rotor parallel_for
+  for (Token& t : tokens) {
+    nw(t.word, 0) += alias[5].topic;
+    t.topic = 1;
+  }
+}
+)");
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  EXPECT_EQ(r.loops[0].plan.kind, rotor::analysis::PlanKind::serial);
+  EXPECT_NE(r.loops[0].plan.reason.find("records of the dataset"), std::string::npos)
+      << r.loops[0].plan.reason;
+}
+
 } // namespace
