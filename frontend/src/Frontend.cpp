@@ -6,6 +6,7 @@
 #include "Lowering.h"
 #include "MainSession.h"
 #include "PragmaHandler.h"
+#include "RuntimeInclude.h"
 #include "TemplateLoops.h"
 #include "ThrowAnalysis.h"
 #include "UserHeaders.h"
@@ -102,7 +103,8 @@ public:
       }
     }
     if (result_.ok && result_.changed) {
-      insert_main_session(ctx, rw); // a program without a rotor::Session gets one
+      insert_main_session(ctx, rw);           // a program without a rotor::Session gets one
+      insert_runtime_include(ctx, rw, name_); // and one without rotor.h its include
     }
     if (result_.ok && options_.rewrite) {
       if (const RewriteBuffer* buf = rw.getRewriteBufferFor(sm.getMainFileID())) {

@@ -939,8 +939,8 @@ std::string LoopLowering::outside_write_fix(const VarDecl* vd) const {
   if (vd->getType()->isArithmeticType()) {
     return "make " + name +
            " a reduction (change it only with += or -=, or use a "
-           "rotor::Accumulator<T, Op> for min, max or product), or declare it inside the loop "
-           "body if each record needs its own";
+           "rotor::Accumulator<T, rotor::Max> or <T, rotor::Min> for a max or min), or declare it "
+           "inside the loop body if each record needs its own";
   }
   return "declare " + name +
          " inside the loop body if each record needs its own; state shared "
