@@ -811,6 +811,10 @@ void LoopLowering::on_this(const CXXThisExpr* te, Frame& f) {
   if (u.use == Use::read || u.use == Use::alias_init) {
     return;
   }
+  if (const auto* me = dyn_cast_or_null<MemberExpr>(f.parents->getParent(te));
+      me != nullptr && range_field_ != nullptr && me->getMemberDecl() == range_field_) {
+    return; // the member vector the loop runs over: on_range_member_use decides
+  }
   std::string name = t.decl != nullptr ? t.decl->getNameAsString() : "*this";
   if (t.decl == nullptr) {
     if (const auto* me = dyn_cast_or_null<MemberExpr>(f.parents->getParent(te))) {
@@ -823,8 +827,8 @@ void LoopLowering::on_this(const CXXThisExpr* te, Frame& f) {
 
 /// A use of the vector a loop runs over that may change its size: any write other than through
 /// an element accessor (`v[j] = ...`, `v.at(j).x = ...` change elements, not the size).
-bool LoopLowering::may_resize(const DeclRefExpr* dre, const Stmt* parent, Frame& f) const {
-  if (classify(dre, f).use == Use::read) {
+bool LoopLowering::may_resize(const Expr* use, const Stmt* parent, Frame& f) const {
+  if (classify(use, f).use == Use::read) {
     return false;
   }
   if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent)) {
@@ -1035,6 +1039,11 @@ void LoopLowering::walk(const Stmt* s, Frame& f) {
     return;
   }
   if (const auto* me = dyn_cast<MemberExpr>(s)) {
+    if (range_field_ != nullptr && me->getMemberDecl() == range_field_) {
+      on_range_member_use(me, f);
+    } else {
+      note_member_record_alias(me);
+    }
     if (const Target t = target_of(me, f); t.kind == Target::array_k) {
       if (&f == body_frame_ && t.decl != nullptr) {
         named_in_body_.insert(t.decl);
@@ -1211,6 +1220,7 @@ LoweredLoop LoopLowering::run() {
   if (const auto* dre = dyn_cast<DeclRefExpr>(loop_.range->IgnoreParenImpCasts())) {
     range_decl_ = dre->getDecl();
   }
+  range_field_ = site_member(loop_);
   const QualType range_type = loop_.range->getType();
   if (!choose_space(range_type)) {
     return std::move(out_);

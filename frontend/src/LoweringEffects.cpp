@@ -566,9 +566,14 @@ void LoopLowering::check_call_arguments(const CallExpr* call, const FunctionDecl
     if (!md->isConst() && !md->isStatic() && !is_element_accessor(md) &&
         !is_modifying_operator(md->getOverloadedOperator())) {
       if (arrow) {
+        // `p->push_back(x)`: the object p points to is written; the pointer itself is not, so
+        // check_write(p) would find nothing to report.
         const Target t = pointee_of(object, f);
         if (t.kind == Target::unknown_k || (t.kind == Target::outer_k && t.via_pointer)) {
-          check_write(object, call, f); // reported with its root
+          escape(analysis::Escape::Kind::pointer_taken,
+                 "'" + text_of(call) + "' changes what '" + text_of(object) +
+                     "' points to, whose target Rotor cannot tell",
+                 call->getBeginLoc());
         }
       } else {
         check_write(object, call, f);

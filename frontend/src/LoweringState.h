@@ -246,7 +246,9 @@ private:
   void check_pointer_read(const Expr* pointer, const Stmt* at, Frame& f);
   void check_static(const VarDecl* vd, Frame& f);
   void on_dataset_use(const DeclRefExpr* dre, Frame& f);
-  bool may_resize(const DeclRefExpr* dre, const Stmt* parent, Frame& f) const;
+  bool may_resize(const Expr* use, const Stmt* parent, Frame& f) const;
+  void on_range_member_use(const MemberExpr* me, Frame& f); // LoweringLoopShapes.cpp
+  void note_member_record_alias(const MemberExpr* me);
   void analyse_callee(Frame& callee, SourceLocation at);
   void on_destroy(const VarDecl* vd, Frame& f);
   std::string outside_write_fix(const VarDecl* vd) const;
@@ -314,7 +316,8 @@ private:
 
   const VarDecl* loop_var_ = nullptr;
   const ValueDecl* range_decl_ = nullptr;
-  const RecordDecl* record_ = nullptr; ///< the Dataset's or std::vector's record type
+  const FieldDecl* range_field_ = nullptr; ///< an index loop over `this->v`: v's field
+  const RecordDecl* record_ = nullptr;     ///< the Dataset's or std::vector's record type
   std::vector<const FieldDecl*> key_fields_;
   std::set<const FieldDecl*> written_fields_;
   std::set<const ValueDecl*> mutated_;       ///< written anywhere in the loop (or a callee)
