@@ -22,6 +22,10 @@ struct LoopSite {
   /// A range-for: the range expression. An index loop: the vector `v` of the bound `v.size()`.
   const clang::Expr* range = nullptr;
   bool index_loop = false;
+  /// An index loop over an integer range `for (I i = 0; i < n; ++i)` (n an integer variable or
+  /// member of `this`; `range` is n): no records; its keys are i and the values of read-only
+  /// integer vectors at i (`user_of[i]`), computed by the inspector before the loop.
+  bool int_range = false;
 };
 
 LoopSite range_for_site(const clang::CXXForRangeStmt& loop);

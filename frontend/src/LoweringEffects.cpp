@@ -329,12 +329,11 @@ void LoopLowering::check_write(const Expr* written, const Stmt* at, Frame& f) {
       &f == body_frame_ || f.fn == nullptr ? "" : " (in '" + f.fn->getNameAsString() + "')";
   switch (t.kind) {
   case Target::record_k:
-    if (t.member != nullptr &&
-        std::find(key_fields_.begin(), key_fields_.end(), t.member) != key_fields_.end()) {
+    if (t.member != nullptr && is_key_head(t.member)) {
       escape(analysis::Escape::Kind::outside_write,
              "the key field '" + t.member->getNameAsString() + "' of the record is written" + where,
              at->getBeginLoc());
-    } else if (t.member == nullptr && !key_fields_.empty() && t.via_pointer) {
+    } else if (t.member == nullptr && !key_paths_.empty() && t.via_pointer) {
       escape(analysis::Escape::Kind::outside_write,
              "the record is written as a whole through '" + text_of(written) + "'" + where,
              at->getBeginLoc());

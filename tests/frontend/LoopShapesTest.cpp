@@ -111,6 +111,43 @@ float f(std::vector<Rating>& tokens) { std::vector<Rating>* pv = &tokens; float 
   for (std::size_t j = 0; j < tokens.size(); ++j) { sum += tokens[j].value; pv->push_back(tokens[j]); }
   return sum; })",
      Expect::serial, "changes what 'pv' points to"},
+    // ---- records that are std::pairs (nested) or aggregates with nested key structs ----
+    {"pair_records_range_for", R"(
+using Entry = std::pair<std::pair<int, int>, double>;
+void f(std::vector<Entry>& ratings, std::vector<double>& bias) {
+#pragma rotor parallel_for
+  for (const Entry& e : ratings) { bias[e.first.first] += e.second; } })",
+     Expect::parallel, "one_d"},
+    {"pair_records_index_loop", R"(
+using Entry = std::pair<std::pair<int, int>, double>;
+void f(std::vector<Entry>& ratings, std::vector<double>& u, std::vector<double>& i) {
+#pragma rotor parallel_for
+  for (int j = 0; j < ratings.size(); j++) {
+    u[ratings[j].first.first] += ratings[j].second; i[ratings[j].first.second] += 1; } })",
+     Expect::parallel, "rotation"},
+    {"nested_key_struct", R"(
+struct Key { int user, item; }; struct Keyed { Key key; float value; };
+void f(std::vector<Keyed>& v, std::vector<double>& u, std::vector<double>& i) {
+#pragma rotor parallel_for
+  for (Keyed& k : v) { u[k.key.user] += k.value; i[k.key.item] += 1; k.value = 0; } })",
+     Expect::parallel, "rotation"},
+    {"pair_key_head_written", R"(
+using Entry = std::pair<std::pair<int, int>, double>;
+void f(std::vector<Entry>& ratings, std::vector<double>& bias) {
+#pragma rotor parallel_for
+  for (Entry& e : ratings) { e.first = {e.first.second, e.first.first}; bias[e.first.first] += 1; } })",
+     Expect::serial, "may touch the same element of 'bias'"},
+    {"record_through_pointer_field_is_not_a_key", R"(
+struct Node { int user; Node* next; };
+void f(std::vector<Node>& v, std::vector<double>& counts) {
+#pragma rotor parallel_for
+  for (const Node& r : v) { counts[r.next->user] += 1; } })",
+     Expect::serial, "reads through 'next'"}, // r.next->user is another record's user
+    {"pair_with_const_member_refused", R"(
+void f(std::vector<std::pair<const int, int>>& v, std::vector<double>& counts) {
+#pragma rotor parallel_for
+  for (const auto& e : v) { counts[e.first] += 1; } })",
+     Expect::error, "not a rotor::Dataset, a rotor::IndexSpace or a std::vector of plain records"},
 };
 
 std::string everything_said(const FileResult& r) {
