@@ -192,7 +192,8 @@ private:
     a.result.gpu = a.lowered.gpu;
     a.result.may_throw = a.lowered.may_throw;
     if (a.lowered.over_vector) {
-      a.result.container = "std::vector<" + a.lowered.record_type + ">";
+      a.result.container = a.lowered.int_range ? "range of integers [0, " + a.lowered.range + ")"
+                                               : "std::vector<" + a.lowered.record_type + ">";
     }
     return a;
   }

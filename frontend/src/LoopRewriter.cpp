@@ -280,8 +280,21 @@ std::string inspector_prelude(const LoweredLoop& lowered, const std::string& ran
                               const std::string& separator) {
   const analysis::LoopModel& m = lowered.model;
   std::string fields;
+  if (lowered.int_range) { // the keys of iteration i, read through the index's name
+    const std::string index = m.fields.front();
+    for (const std::string& read : lowered.key_reads) {
+      fields +=
+          ", [&](std::int64_t " + index + ") { return static_cast<std::int64_t>(" + read + "); }";
+    }
+    return "static ::rotor::codegen::Inspection<" + std::to_string(m.fields.size()) +
+           "> rotor_inspection;" + separator + "const auto rotor_range = " + range + ";" +
+           separator + "auto& rotor_iterations = rotor_inspection.range(rotor_range" + fields +
+           ");" + separator;
+  }
   for (const std::string& f : m.fields) {
-    fields += ", &" + lowered.record_type + "::" + f;
+    fields += f.find('.') == std::string::npos
+                  ? ", &" + lowered.record_type + "::" + f
+                  : ", [](const auto& rotor_record) { return rotor_record." + f + "; }";
   }
   return "static ::rotor::codegen::Inspection<" + std::to_string(m.fields.size()) +
          "> rotor_inspection;" + separator + "auto&& rotor_range = " + range + ";" + separator +

@@ -15,6 +15,16 @@ bool names(const Expr* e, const VarDecl* v) {
   return dre != nullptr && dre->getDecl() == v;
 }
 
+/// The field of `this->v` or of `v` (implicit `this`), a member of the object the loop's method
+/// runs on; nullptr for anything else.
+const FieldDecl* this_member(const Expr* e) {
+  const auto* me = dyn_cast_or_null<MemberExpr>(e == nullptr ? nullptr : e->IgnoreParenImpCasts());
+  if (me == nullptr || !isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts())) {
+    return nullptr;
+  }
+  return dyn_cast<FieldDecl>(me->getMemberDecl());
+}
+
 /// `I i = 0` (one integer variable, initialised with the literal 0).
 const VarDecl* zero_start(const Stmt* init, std::string& why) {
   const auto* ds = dyn_cast_or_null<DeclStmt>(init);
@@ -43,8 +53,8 @@ const Expr* size_bound(const Expr* cond, const VarDecl* i, std::string& why) {
     return nullptr;
   }
   const Expr* v = size->getImplicitObjectArgument()->IgnoreParenImpCasts();
-  if (!isa<DeclRefExpr>(v)) {
-    why = "the vector of 'i < v.size()' must be a variable";
+  if (!isa<DeclRefExpr>(v) && this_member(v) == nullptr) {
+    why = "the vector of 'i < v.size()' must be a variable or a member of 'this'";
     return nullptr;
   }
   return v;
@@ -110,7 +120,15 @@ bool is_site_element(const LoopSite& site, const Expr* e) {
   }
   const auto* base = dyn_cast<DeclRefExpr>(op->getArg(0)->IgnoreParenImpCasts());
   const auto* range = dyn_cast<DeclRefExpr>(site.range->IgnoreParenImpCasts());
-  return base != nullptr && range != nullptr && base->getDecl() == range->getDecl();
+  if (base != nullptr || range != nullptr) {
+    return base != nullptr && range != nullptr && base->getDecl() == range->getDecl();
+  }
+  const FieldDecl* field = this_member(site.range);
+  return field != nullptr && this_member(op->getArg(0)) == field;
+}
+
+const FieldDecl* site_member(const LoopSite& site) {
+  return site.index_loop ? this_member(site.range) : nullptr;
 }
 
 } // namespace rotor::frontend

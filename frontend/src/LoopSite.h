@@ -4,6 +4,7 @@
 /// IndexSpace or a std::vector of records) or an index loop over a std::vector of records,
 /// `for (std::size_t i = 0; i < v.size(); ++i) { ... v[i] ... }`.
 
+#include <clang/AST/Decl.h>
 #include <clang/AST/Expr.h>
 #include <clang/AST/Stmt.h>
 #include <clang/AST/StmtCXX.h>
@@ -21,16 +22,26 @@ struct LoopSite {
   /// A range-for: the range expression. An index loop: the vector `v` of the bound `v.size()`.
   const clang::Expr* range = nullptr;
   bool index_loop = false;
+  /// An index loop over an integer range `for (I i = 0; i < n; ++i)` (n an integer variable or
+  /// member of `this`; `range` is n): no records; its keys are i and the values of read-only
+  /// integer vectors at i (`user_of[i]`), computed by the inspector before the loop.
+  bool int_range = false;
 };
 
 LoopSite range_for_site(const clang::CXXForRangeStmt& loop);
 
-/// `for (I i = 0; i < v.size(); ++i)` (also `i++`, `i += 1`; I an integer type; v a variable;
+/// `for (I i = 0; i < v.size(); ++i)` (also `i++`, `i += 1`; I an integer type; v a variable, or a
+/// member of the object the loop's method runs on, `this->v` or `v`;
 /// whether v is a std::vector of records is the lowering's to check): its site. Otherwise a site
 /// with `stmt` nullptr and `why` saying which part does not match.
 LoopSite index_loop_site(const clang::ForStmt& loop, std::string& why);
 
-/// True when `e` is `v[i]`: a subscript of the site's vector by its index (index loops only).
+/// True when `e` is `v[i]`: a subscript of the site's vector by its index (index loops only). For
+/// a member vector, `this->v[i]` or `v[i]` (whether that `this` is the loop's object is the
+/// lowering's to check: it refuses the member's uses in functions the loop calls).
 bool is_site_element(const LoopSite& site, const clang::Expr* e);
+
+/// The field of an index loop over a member vector (`i < this->v.size()`); nullptr otherwise.
+const clang::FieldDecl* site_member(const LoopSite& site);
 
 } // namespace rotor::frontend

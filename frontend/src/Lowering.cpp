@@ -261,6 +261,9 @@ Sym LoopLowering::eval(const Expr* e, Frame& f) {
     return eval_member(me, f);
   }
   if (const auto* op = dyn_cast<CXXOperatorCallExpr>(e)) {
+    if (const int k = &f == body_frame_ ? derived_key(op) : -1; k >= 0) {
+      return Sym::key(k); // `user_of[m]` in an integer-range loop
+    }
     return eval_point_coordinate(op, f);
   }
   if (const auto* bo = dyn_cast<BinaryOperator>(e)) {
@@ -289,16 +292,17 @@ Sym LoopLowering::eval_variable(const DeclRefExpr* dre, Frame& f) {
   if (t.kind == Target::local_k && inductions_.count(d)) {
     return Sym::whole();
   }
+  if (loop_.int_range && d == loop_var_ && &f == body_frame_) {
+    return Sym::key(0); // an integer-range loop's index: key 0
+  }
   return Sym::unknown();
 }
 
 Sym LoopLowering::eval_member(const MemberExpr* me, Frame& f) {
   Target base = target_of(me->getBase(), f);
   if (base.kind == Target::record_k) {
-    const auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
-    auto it = std::find(key_fields_.begin(), key_fields_.end(), fd);
-    if (fd != nullptr && it != key_fields_.end()) {
-      return Sym::key(static_cast<int>(it - key_fields_.begin()));
+    if (const int k = key_of_member(me, f); k >= 0) {
+      return Sym::key(k);
     }
   }
   // An integer member of the loop's own object: loop-invariant, since a write to it in the
@@ -811,6 +815,10 @@ void LoopLowering::on_this(const CXXThisExpr* te, Frame& f) {
   if (u.use == Use::read || u.use == Use::alias_init) {
     return;
   }
+  if (const auto* me = dyn_cast_or_null<MemberExpr>(f.parents->getParent(te));
+      me != nullptr && range_field_ != nullptr && me->getMemberDecl() == range_field_) {
+    return; // the member vector the loop runs over: on_range_member_use decides
+  }
   std::string name = t.decl != nullptr ? t.decl->getNameAsString() : "*this";
   if (t.decl == nullptr) {
     if (const auto* me = dyn_cast_or_null<MemberExpr>(f.parents->getParent(te))) {
@@ -823,8 +831,8 @@ void LoopLowering::on_this(const CXXThisExpr* te, Frame& f) {
 
 /// A use of the vector a loop runs over that may change its size: any write other than through
 /// an element accessor (`v[j] = ...`, `v.at(j).x = ...` change elements, not the size).
-bool LoopLowering::may_resize(const DeclRefExpr* dre, const Stmt* parent, Frame& f) const {
-  if (classify(dre, f).use == Use::read) {
+bool LoopLowering::may_resize(const Expr* use, const Stmt* parent, Frame& f) const {
+  if (classify(use, f).use == Use::read) {
     return false;
   }
   if (const auto* op = dyn_cast_or_null<CXXOperatorCallExpr>(parent)) {
@@ -1035,6 +1043,11 @@ void LoopLowering::walk(const Stmt* s, Frame& f) {
     return;
   }
   if (const auto* me = dyn_cast<MemberExpr>(s)) {
+    if (range_field_ != nullptr && me->getMemberDecl() == range_field_) {
+      on_range_member_use(me, f);
+    } else {
+      note_member_record_alias(me);
+    }
     if (const Target t = target_of(me, f); t.kind == Target::array_k) {
       if (&f == body_frame_ && t.decl != nullptr) {
         named_in_body_.insert(t.decl);
@@ -1211,6 +1224,7 @@ LoweredLoop LoopLowering::run() {
   if (const auto* dre = dyn_cast<DeclRefExpr>(loop_.range->IgnoreParenImpCasts())) {
     range_decl_ = dre->getDecl();
   }
+  range_field_ = site_member(loop_);
   const QualType range_type = loop_.range->getType();
   if (!choose_space(range_type)) {
     return std::move(out_);
@@ -1223,7 +1237,9 @@ LoweredLoop LoopLowering::run() {
   control_flow(loop_.body, 0, 0, 0);
   find_privates();
   prescan(loop_.body, body);
-  if (out_.index_rank == 0) {
+  if (loop_.int_range) {
+    choose_range_keys();
+  } else if (out_.index_rank == 0) {
     choose_key_fields(record_);
     if (out_.over_vector && out_.model.fields.size() > k_max_inspected_keys) {
       error(pragma_.hash,
@@ -1247,6 +1263,7 @@ LoweredLoop LoopLowering::run() {
   settle_outer_references();
   block_unsafe_leftovers();
   settle_containers();
+  check_derived_keys();
   for (const SourceLocation& b : out_.breaks) {
     escape(analysis::Escape::Kind::control_flow, "'break' leaves the loop early", b, {}, true);
   }
@@ -1298,6 +1315,9 @@ bool LoopLowering::choose_space(QualType range_type) {
 /// An index loop `for (I i = 0; i < v.size(); ++i)`: v must be a std::vector of plain records;
 /// `v[i]` is the record, with a Dataset loop's keys. False, with an error, otherwise.
 bool LoopLowering::choose_index_loop_space(QualType range_type) {
+  if (loop_.int_range) {
+    return choose_range_space();
+  }
   const RecordDecl* record = vector_record(ctx_, range_type);
   if (record == nullptr) {
     error(pragma_.hash, "'#pragma rotor parallel_for' index loop is over '" +
@@ -1334,15 +1354,11 @@ void LoopLowering::bind_structured(Frame& body) {
   }
 }
 
-/// A Dataset loop's keys: the record's integer fields the loop does not write.
+/// A Dataset loop's keys: the record's integer fields the loop does not write (over a
+/// std::vector, also those of its record-typed fields: add_key_paths).
 void LoopLowering::choose_key_fields(const RecordDecl* record) {
-  for (const FieldDecl* fd : record->fields()) {
-    const QualType t = fd->getType();
-    if (t->isIntegerType() && !t->isBooleanType() && !written_fields_.count(fd)) {
-      key_fields_.push_back(fd);
-      out_.model.fields.push_back(fd->getNameAsString());
-    }
-  }
+  std::vector<const FieldDecl*> prefix;
+  add_key_paths(record, prefix);
 }
 
 /// The outside variables changed by `+=`/`-=` (or accumulators) become the model's reductions,

@@ -26,11 +26,16 @@ struct LoweredLoop {
   /// The loop is over a std::vector of plain records (record_type): run through the inspector,
   /// codegen::Inspection (docs/design/codegen-contract.md, "Loops over a std::vector").
   bool over_vector = false;
-  std::string range;                   ///< over_vector: the range expression as written (`tokens`)
-  std::vector<std::string> bindings;   ///< `auto [i, j] : grid`: {"i", "j"}
-  bool writes_records = false;         ///< body writes fields of its (reference) record
-  bool may_throw = true;               ///< the body may throw (ThrowAnalysis.h)
-  std::vector<std::string> reductions; ///< names bound in the reductions tuple
+  std::string range; ///< over_vector: the range expression as written (`tokens`)
+  /// An integer-range index loop (LoopSite::int_range; `range` is its bound n, over_vector is
+  /// set): each key's value at iteration i as a C++ expression of the index (`i`,
+  /// `user_of[i]`), in LoopModel::fields order; the inspector evaluates them before the loop.
+  std::vector<std::string> key_reads;
+  bool int_range = false;
+  std::vector<std::string> bindings;            ///< `auto [i, j] : grid`: {"i", "j"}
+  bool writes_records = false;                  ///< body writes fields of its (reference) record
+  bool may_throw = true;                        ///< the body may throw (ThrowAnalysis.h)
+  std::vector<std::string> reductions;          ///< names bound in the reductions tuple
   std::vector<clang::SourceLocation> continues; ///< `continue` of this loop (to `return`)
   std::vector<clang::SourceLocation> breaks;    ///< `break` of this loop
   std::vector<std::string> unused_in_body;      ///< bound names the body never names directly

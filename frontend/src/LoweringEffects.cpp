@@ -329,12 +329,11 @@ void LoopLowering::check_write(const Expr* written, const Stmt* at, Frame& f) {
       &f == body_frame_ || f.fn == nullptr ? "" : " (in '" + f.fn->getNameAsString() + "')";
   switch (t.kind) {
   case Target::record_k:
-    if (t.member != nullptr &&
-        std::find(key_fields_.begin(), key_fields_.end(), t.member) != key_fields_.end()) {
+    if (t.member != nullptr && is_key_head(t.member)) {
       escape(analysis::Escape::Kind::outside_write,
              "the key field '" + t.member->getNameAsString() + "' of the record is written" + where,
              at->getBeginLoc());
-    } else if (t.member == nullptr && !key_fields_.empty() && t.via_pointer) {
+    } else if (t.member == nullptr && !key_paths_.empty() && t.via_pointer) {
       escape(analysis::Escape::Kind::outside_write,
              "the record is written as a whole through '" + text_of(written) + "'" + where,
              at->getBeginLoc());
@@ -566,9 +565,14 @@ void LoopLowering::check_call_arguments(const CallExpr* call, const FunctionDecl
     if (!md->isConst() && !md->isStatic() && !is_element_accessor(md) &&
         !is_modifying_operator(md->getOverloadedOperator())) {
       if (arrow) {
+        // `p->push_back(x)`: the object p points to is written; the pointer itself is not, so
+        // check_write(p) would find nothing to report.
         const Target t = pointee_of(object, f);
         if (t.kind == Target::unknown_k || (t.kind == Target::outer_k && t.via_pointer)) {
-          check_write(object, call, f); // reported with its root
+          escape(analysis::Escape::Kind::pointer_taken,
+                 "'" + text_of(call) + "' changes what '" + text_of(object) +
+                     "' points to, whose target Rotor cannot tell",
+                 call->getBeginLoc());
         }
       } else {
         check_write(object, call, f);

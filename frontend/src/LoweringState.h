@@ -246,7 +246,17 @@ private:
   void check_pointer_read(const Expr* pointer, const Stmt* at, Frame& f);
   void check_static(const VarDecl* vd, Frame& f);
   void on_dataset_use(const DeclRefExpr* dre, Frame& f);
-  bool may_resize(const DeclRefExpr* dre, const Stmt* parent, Frame& f) const;
+  bool may_resize(const Expr* use, const Stmt* parent, Frame& f) const;
+  void on_range_member_use(const MemberExpr* me, Frame& f); // LoweringLoopShapes.cpp
+  void add_key_paths(const RecordDecl* record, std::vector<const FieldDecl*>& prefix);
+  int key_of_member(const MemberExpr* me, Frame& f);
+  bool is_key_head(const FieldDecl* fd) const;
+  bool choose_range_space();
+  void choose_range_keys();
+  int derived_key(const Expr* e) const;
+  const ValueDecl* derived_key_array(const Expr* e) const;
+  void check_derived_keys();
+  void note_member_record_alias(const MemberExpr* me);
   void analyse_callee(Frame& callee, SourceLocation at);
   void on_destroy(const VarDecl* vd, Frame& f);
   std::string outside_write_fix(const VarDecl* vd) const;
@@ -314,8 +324,14 @@ private:
 
   const VarDecl* loop_var_ = nullptr;
   const ValueDecl* range_decl_ = nullptr;
-  const RecordDecl* record_ = nullptr; ///< the Dataset's or std::vector's record type
-  std::vector<const FieldDecl*> key_fields_;
+  const FieldDecl* range_field_ = nullptr; ///< an index loop over `this->v`: v's field
+  const RecordDecl* record_ = nullptr;     ///< the Dataset's or std::vector's record type
+  /// The key fields, each as its path of fields from the record (`{user}`; in a loop over a
+  /// std::vector, also nested: `{first, first}` of a std::pair<std::pair<int, int>, double>).
+  std::vector<std::vector<const FieldDecl*>> key_paths_;
+  /// An integer-range loop: the integer vectors whose element at the index is a key
+  /// (`user_of` of `W[user_of[m]]`), key k + 1 (key 0 is the index), with a use for messages.
+  std::vector<std::pair<const ValueDecl*, const Expr*>> derived_arrays_;
   std::set<const FieldDecl*> written_fields_;
   std::set<const ValueDecl*> mutated_;       ///< written anywhere in the loop (or a callee)
   std::set<const ValueDecl*> inductions_;    ///< induction variables of inner `for` loops

@@ -172,6 +172,33 @@ const RecordDecl* dataset_record(QualType t) {
   return spec->getTemplateArgs()[0].getAsType()->getAsRecordDecl();
 }
 
+/// A trivially copyable aggregate struct (not a union).
+static bool is_plain_aggregate(const ASTContext& ctx, QualType t) {
+  const auto* record = t->getAsCXXRecordDecl();
+  return record != nullptr && record->hasDefinition() && record->isAggregate() &&
+         t.isTriviallyCopyableType(ctx) && !record->isUnion();
+}
+
+bool is_plain_pair(const ASTContext& ctx, QualType t) {
+  const auto* spec = specialization_of(t);
+  if (spec == nullptr ||
+      spec->getSpecializedTemplate()->getQualifiedNameAsString() != "std::pair" ||
+      spec->getTemplateArgs().size() != 2) {
+    return false;
+  }
+  for (const TemplateArgument& a : spec->getTemplateArgs().asArray()) {
+    if (a.getKind() != TemplateArgument::Type) {
+      return false;
+    }
+    const QualType m = a.getAsType();
+    if (m.isConstQualified() || m.isVolatileQualified() ||
+        !(m->isArithmeticType() || is_plain_aggregate(ctx, m) || is_plain_pair(ctx, m))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 const RecordDecl* vector_record(const ASTContext& ctx, QualType t) {
   const auto* spec = specialization_of(t);
   if (spec == nullptr ||
@@ -181,12 +208,10 @@ const RecordDecl* vector_record(const ASTContext& ctx, QualType t) {
     return nullptr;
   }
   const QualType element = spec->getTemplateArgs()[0].getAsType();
-  const auto* record = element->getAsCXXRecordDecl();
-  if (record == nullptr || !record->hasDefinition() || !record->isAggregate() ||
-      !element.isTriviallyCopyableType(ctx) || record->isUnion()) {
+  if (!is_plain_aggregate(ctx, element) && !is_plain_pair(ctx, element)) {
     return nullptr;
   }
-  return record;
+  return element->getAsCXXRecordDecl();
 }
 
 int index_space_rank(QualType t) {

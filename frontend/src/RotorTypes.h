@@ -35,9 +35,12 @@ std::string row_container_name(clang::QualType t);
 char eigen_layout(const clang::ASTContext& ctx, clang::QualType t, std::string& element);
 /// rotor::Dataset<R>: R's declaration; otherwise nullptr.
 const clang::RecordDecl* dataset_record(clang::QualType t);
+/// A `std::pair<A, B>` whose A and B are each arithmetic, a plain record or such a pair
+/// (`std::pair<std::pair<int, int>, double>`).
+bool is_plain_pair(const clang::ASTContext& ctx, clang::QualType t);
 /// A `std::vector<R>` whose R is a plain record (a trivially copyable aggregate struct, as a
-/// Dataset holds): R's declaration; otherwise nullptr. A loop over it runs through the inspector
-/// (rotor/runtime/Inspector.h).
+/// Dataset holds) or a plain pair (is_plain_pair): R's declaration; otherwise nullptr. A loop over
+/// it runs through the inspector (rotor/runtime/Inspector.h).
 const clang::RecordDecl* vector_record(const clang::ASTContext& ctx, clang::QualType t);
 /// rotor::IndexSpace<N>: N; otherwise 0.
 int index_space_rank(clang::QualType t);

@@ -36,6 +36,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -69,6 +70,32 @@ template <int N> void copy_keys(const codegen::Iteration<N>& it, std::int64_t* o
 template <int N> void set_keys(codegen::Iteration<N>& it, const std::int64_t* keys) {
   std::memcpy(&it, keys, N * sizeof(std::int64_t));
 }
+
+/// A record an inspected loop may write and share between ranks byte by byte: trivially
+/// copyable, or a std::pair of such (std::pair's assignment makes it formally not trivially
+/// copyable; its members are copied one by one). `bytes`: its size on the wire.
+template <class T> struct is_bytewise_record {
+  static constexpr bool value = std::is_trivially_copyable_v<T>;
+  static constexpr std::size_t bytes = sizeof(T);
+};
+template <class A, class B> struct is_bytewise_record<std::pair<A, B>> {
+  static constexpr bool value = is_bytewise_record<A>::value && is_bytewise_record<B>::value;
+  static constexpr std::size_t bytes = is_bytewise_record<A>::bytes + is_bytewise_record<B>::bytes;
+};
+template <class T> void store_record(char* out, const T& r) {
+  std::memcpy(out, &r, sizeof(T));
+}
+template <class A, class B> void store_record(char* out, const std::pair<A, B>& r) {
+  store_record(out, r.first);
+  store_record(out + is_bytewise_record<A>::bytes, r.second);
+}
+template <class T> void load_record(const char* in, T& r) {
+  std::memcpy(static_cast<void*>(&r), in, sizeof(T));
+}
+template <class A, class B> void load_record(const char* in, std::pair<A, B>& r) {
+  load_record(in, r.first);
+  load_record(in + is_bytewise_record<A>::bytes, r.second);
+}
 } // namespace rotor::detail
 
 namespace rotor::codegen {
@@ -90,16 +117,35 @@ template <int N> class Inspection {
                 "rotor::codegen::Inspection: at most 6 key fields");
 
 public:
-  /// The iterations of a loop over `records` (a std::vector of plain records) keyed by the
-  /// record fields `fields` (in LoopModel::fields order): iteration i is records[i].
+  /// The iterations of a loop over `records` (a std::vector of plain records or pairs) keyed by
+  /// `fields` (in LoopModel::fields order), each a member pointer (`&Rating::user`) or, for a
+  /// nested key, a function of the record (`[](const auto& r) { return r.first.first; }`):
+  /// iteration i is records[i].
   template <class Record, class Alloc, class... F>
-  Dataset<Iteration<N>>& records(const std::vector<Record, Alloc>& records, F Record::*... fields) {
-    static_assert(sizeof...(F) == N, "rotor::codegen::Inspection: one member per key");
+  Dataset<Iteration<N>>& records(const std::vector<Record, Alloc>& records, F... fields) {
+    static_assert(sizeof...(F) == N, "rotor::codegen::Inspection: one key reader per key");
     fresh_.resize(records.size());
     for (std::size_t i = 0; i < records.size(); ++i) {
-      const std::int64_t keys[N + 1] = {static_cast<std::int64_t>(records[i].*fields)...};
+      const std::int64_t keys[N + 1] = {
+          static_cast<std::int64_t>(std::invoke(fields, records[i]))...};
       ::rotor::detail::set_keys(fresh_[i], keys);
       fresh_[i].at = static_cast<std::int64_t>(i);
+    }
+    return settle_fresh();
+  }
+
+  /// The iterations of an integer-range loop `for (I i = 0; i < count; ++i)`: iteration i has
+  /// the keys `keys(i)...` (functions of the index: `i` itself, `user_of[i]`), evaluated here,
+  /// before the loop, for every i (in LoopModel::fields order); `at` is i.
+  template <class Count, class... K> Dataset<Iteration<N>>& range(Count count, K... keys) {
+    static_assert(sizeof...(K) == N, "rotor::codegen::Inspection: one key reader per key");
+    static_assert(std::is_integral_v<Count>, "rotor::codegen::Inspection: an integer bound");
+    const std::int64_t n = count > 0 ? static_cast<std::int64_t>(count) : 0;
+    fresh_.resize(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t values[N + 1] = {static_cast<std::int64_t>(keys(i))...};
+      ::rotor::detail::set_keys(fresh_[static_cast<std::size_t>(i)], values);
+      fresh_[static_cast<std::size_t>(i)].at = i;
     }
     return settle_fresh();
   }
@@ -111,19 +157,21 @@ public:
   /// one rank.
   template <class Vector> void share_written(Vector& records) {
     using Record = typename Vector::value_type;
-    static_assert(std::is_trivially_copyable_v<Record>,
-                  "rotor: records written by an inspected loop must be trivially copyable");
+    static_assert(::rotor::detail::is_bytewise_record<Record>::value,
+                  "rotor: records written by an inspected loop must be trivially copyable (or "
+                  "std::pairs of such)");
     ::rotor::detail::Collective& ranks = ::rotor::detail::collective();
     if (ranks.size() == 1 || dataset_.distribution() != Distribution::distributed) {
       return;
     }
     const std::vector<Iteration<N>>& mine = ::rotor::detail::DatasetInternals::records(dataset_);
-    constexpr std::size_t entry = sizeof(std::int64_t) + sizeof(Record);
+    constexpr std::size_t bytes = ::rotor::detail::is_bytewise_record<Record>::bytes;
+    constexpr std::size_t entry = sizeof(std::int64_t) + bytes;
     std::vector<char> send(mine.size() * entry);
     for (std::size_t i = 0; i < mine.size(); ++i) {
       std::memcpy(send.data() + i * entry, &mine[i].at, sizeof(std::int64_t));
-      std::memcpy(send.data() + i * entry + sizeof(std::int64_t),
-                  &records[static_cast<std::size_t>(mine[i].at)], sizeof(Record));
+      ::rotor::detail::store_record(send.data() + i * entry + sizeof(std::int64_t),
+                                    records[static_cast<std::size_t>(mine[i].at)]);
     }
     std::vector<std::size_t> offsets;
     const std::vector<char> all = ranks.allgatherv(send.data(), send.size(), offsets);
@@ -133,8 +181,8 @@ public:
       if (at < 0 || static_cast<std::size_t>(at) >= records.size()) {
         throw std::logic_error("rotor: internal: an inspected iteration past the container's end");
       }
-      std::memcpy(static_cast<void*>(&records[static_cast<std::size_t>(at)]),
-                  all.data() + off + sizeof(std::int64_t), sizeof(Record));
+      ::rotor::detail::load_record(all.data() + off + sizeof(std::int64_t),
+                                   records[static_cast<std::size_t>(at)]);
     }
   }
 

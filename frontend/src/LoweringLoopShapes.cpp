@@ -1,0 +1,353 @@
+// Loop shapes beyond a range-for over a variable: the index loop over a member vector of the
+// loop's object (`for (int j = 0; j < this->v.size(); ++j)`, LoopSite.h).
+#include "LoweringState.h"
+
+#include "RotorTypes.h"
+
+namespace rotor::frontend::lowering {
+
+namespace {
+
+const Stmt* parent_value(const Stmt* s, const ParentMap& parents) {
+  const Stmt* p = parents.getParent(s);
+  while (p != nullptr && isa<ImplicitCastExpr, ParenExpr>(p)) {
+    p = parents.getParent(p);
+  }
+  return p;
+}
+
+/// `x.size()` / `x.empty()` (p is the member expression naming the method on x).
+bool is_size_query(const Stmt* p) {
+  const auto* me = dyn_cast_or_null<MemberExpr>(p);
+  if (me == nullptr || !isa<CXXMethodDecl>(me->getMemberDecl())) {
+    return false;
+  }
+  const std::string name = me->getMemberNameInfo().getAsString();
+  return name == "size" || name == "empty";
+}
+
+} // namespace
+
+/// A use of the member vector an index loop runs over (`i < this->v.size()`): `v[i]` on the
+/// loop's own object in the loop's text is the iteration's record and `v.size()` / `v.empty()`
+/// (on any object) a read. A use that may change its size is an error (the inspector computes
+/// the iterations before the loop); any other use (another element, a reference or pointer to
+/// it, the member of another object, any use in a function the loop calls) keeps the loop
+/// serial: the analysis does not follow it.
+void LoopLowering::on_range_member_use(const MemberExpr* me, Frame& f) {
+  const Stmt* p = parent_value(me, *f.parents);
+  const bool own = &f == body_frame_ && names_loop_object(me->getBase(), f);
+  if (own && p != nullptr && isa<Expr>(p) && is_site_element(loop_, cast<Expr>(p))) {
+    return; // `this->v[i]`: the iteration's own record
+  }
+  if (is_size_query(p)) {
+    return;
+  }
+  const std::string name = "'" + me->getMemberDecl()->getNameAsString() + "'";
+  const std::string used = text_of(p != nullptr && isa<Expr>(p) ? p : me);
+  const std::string where = &f == body_frame_ || f.fn == nullptr
+                                ? ""
+                                : " in '" + f.fn->getNameAsString() + "', which the loop calls";
+  if (may_resize(me, p, f)) {
+    error(me->getBeginLoc(), "the loop may change the size of " + name +
+                                 ", the std::vector it runs over ('" + used + "'" + where +
+                                 "): Rotor computes the iterations before the loop");
+    return;
+  }
+  escape(analysis::Escape::Kind::outside_write,
+         "the vector the loop runs over, " + name + ", is used inside the loop ('" + used + "'" +
+             where + ")",
+         me->getBeginLoc());
+}
+
+/// A member (of any object) that may name records of the vector or Dataset the loop runs over:
+/// a std::vector of the loop's record type other than the one the loop runs over, or a
+/// reference or pointer to one record. Noted like note_record_alias's variables: it blocks a
+/// loop that writes its records.
+void LoopLowering::note_member_record_alias(const MemberExpr* me) {
+  const auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
+  if (out_.index_rank != 0 || fd == nullptr || fd == range_field_ || record_ == nullptr) {
+    return;
+  }
+  QualType type = fd->getType().getNonReferenceType();
+  const bool handle = fd->getType()->isReferenceType() || type->isPointerType();
+  if (type->isPointerType()) {
+    type = type->getPointeeType();
+  }
+  const RecordDecl* element = out_.over_vector ? vector_record(ctx_, type) : dataset_record(type);
+  if (element == record_ || (handle && type->getAsRecordDecl() == record_)) {
+    record_alias_reads_.emplace_back(fd->getNameAsString(), me->getBeginLoc());
+  }
+}
+
+} // namespace rotor::frontend::lowering
+
+namespace rotor::frontend::lowering {
+
+/// The key fields of `record` under `prefix`: each integer field the loop does not write (its
+/// top-level field, prefix[0] or the field itself, is not in written_fields_). In a loop over a
+/// std::vector (the inspector reads keys through any path), also the fields of record-typed
+/// fields (a std::pair's `first.first`), named by their path; a Dataset's keys are its own fields.
+void LoopLowering::add_key_paths(const RecordDecl* record, std::vector<const FieldDecl*>& prefix) {
+  constexpr std::size_t k_max_depth = 4; // a pair of pairs of pairs is deep enough
+  for (const FieldDecl* fd : record->fields()) {
+    const FieldDecl* head = prefix.empty() ? fd : prefix.front();
+    if (written_fields_.count(head)) {
+      continue;
+    }
+    const QualType t = fd->getType();
+    const RecordDecl* nested = t->getAsRecordDecl();
+    if (t->isIntegerType() && !t->isBooleanType()) {
+      std::vector<const FieldDecl*> path = prefix;
+      path.push_back(fd);
+      std::string name;
+      for (const FieldDecl* p : path) {
+        name += (name.empty() ? "" : ".") + p->getNameAsString();
+      }
+      key_paths_.push_back(std::move(path));
+      out_.model.fields.push_back(name);
+    } else if (out_.over_vector && nested != nullptr && !nested->isUnion() &&
+               prefix.size() + 1 < k_max_depth) {
+      prefix.push_back(fd);
+      add_key_paths(nested, prefix);
+      prefix.pop_back();
+    }
+  }
+}
+
+/// `r.user` or `r.first.first` (a chain of members on the loop's record): the index of the key
+/// it reads, or -1 (not a key, or not on the loop's record: `r.next->user` reads another record).
+int LoopLowering::key_of_member(const MemberExpr* me, Frame& f) {
+  std::vector<const FieldDecl*> path;
+  for (const MemberExpr* m = me;;) {
+    const auto* fd = dyn_cast<FieldDecl>(m->getMemberDecl());
+    if (fd == nullptr) {
+      return -1;
+    }
+    path.insert(path.begin(), fd);
+    const auto* inner = dyn_cast<MemberExpr>(m->getBase()->IgnoreParenImpCasts());
+    if (inner == nullptr) {
+      if (target_of(m->getBase(), f).kind != Target::record_k) {
+        return -1;
+      }
+      break;
+    }
+    if (m->isArrow()) {
+      return -1;
+    }
+    m = inner;
+  }
+  for (std::size_t k = 0; k < key_paths_.size(); ++k) {
+    if (key_paths_[k] == path) {
+      return static_cast<int>(k);
+    }
+  }
+  return -1;
+}
+
+/// `fd` is the top-level field of a key (writing it writes the key).
+bool LoopLowering::is_key_head(const FieldDecl* fd) const {
+  for (const auto& path : key_paths_) {
+    if (path.front() == fd) {
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace rotor::frontend::lowering
+
+// ---- integer-range loops: `for (I m = 0; m < M; ++m)`, keys m and `A[m]` --------------------
+
+namespace rotor::frontend::lowering {
+
+namespace {
+
+/// `std::vector<I>` (I an integer type other than bool), through references.
+bool is_integer_vector(QualType t) {
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      t.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
+  if (spec == nullptr ||
+      spec->getSpecializedTemplate()->getQualifiedNameAsString() != "std::vector" ||
+      spec->getTemplateArgs().size() < 1 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type) {
+    return false;
+  }
+  const QualType element = spec->getTemplateArgs()[0].getAsType();
+  return element->isIntegerType() && !element->isBooleanType();
+}
+
+/// Every use of `n` in `fn`'s body is a read of its value, or an assignment to it outside `loop`
+/// and outside any lambda: no pointer, reference or by-reference capture can change it unseen.
+/// `bad`: the first other use.
+bool used_by_value_only(const VarDecl* n, const Stmt* fn_body, const Stmt* loop,
+                        const SourceManager& sm, const Expr*& bad) {
+  ParentMap parents(const_cast<Stmt*>(fn_body));
+  std::vector<const Stmt*> work{fn_body};
+  while (!work.empty()) {
+    const Stmt* s = work.back();
+    work.pop_back();
+    for (const Stmt* c : s->children()) {
+      if (c != nullptr) {
+        work.push_back(c);
+      }
+    }
+    const auto* dre = dyn_cast<DeclRefExpr>(s);
+    if (dre == nullptr || dre->getDecl() != n) {
+      continue;
+    }
+    const Stmt* p = parents.getParent(dre);
+    while (p != nullptr && isa<ParenExpr>(p)) {
+      p = parents.getParent(p);
+    }
+    if (const auto* ice = dyn_cast_or_null<ImplicitCastExpr>(p);
+        ice != nullptr && ice->getCastKind() == CK_LValueToRValue) {
+      continue;
+    }
+    bool in_lambda = false;
+    bool in_loop = false;
+    for (const Stmt* a = p; a != nullptr; a = parents.getParent(a)) {
+      in_lambda = in_lambda || isa<LambdaExpr>(a);
+      in_loop = in_loop || a == loop;
+    }
+    const auto* bo = dyn_cast_or_null<BinaryOperator>(p);
+    const auto* uo = dyn_cast_or_null<UnaryOperator>(p);
+    const bool assigned =
+        (bo != nullptr && bo->isAssignmentOp() && bo->getLHS()->IgnoreParens() == dre) ||
+        (uo != nullptr && uo->isIncrementDecrementOp());
+    if (!assigned || in_lambda || in_loop) {
+      bad = dre;
+      return false;
+    }
+  }
+  (void)sm;
+  return true;
+}
+
+} // namespace
+
+/// `for (I m = 0; m < M; ++m)`: no records; the iterations are the integers [0, M). M must be a
+/// local variable or by-value parameter of the loop's function used only by value there (it
+/// cannot change while the loop runs, so the inspector's count is the loop's). False, with an
+/// error, otherwise.
+bool LoopLowering::choose_range_space() {
+  const auto* dre = dyn_cast<DeclRefExpr>(loop_.range->IgnoreParenImpCasts());
+  const auto* n = dre != nullptr ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
+  const auto* fn = dyn_cast_or_null<FunctionDecl>(loop_.var->getParentFunctionOrMethod());
+  const Expr* bad = nullptr;
+  if (n == nullptr || fn == nullptr || fn->getBody() == nullptr || !n->isLocalVarDeclOrParm() ||
+      n->isStaticLocal() || n->getType()->isReferenceType() ||
+      !used_by_value_only(n, fn->getBody(), loop_.stmt, sm_, bad)) {
+    error(bad != nullptr ? bad->getBeginLoc() : loop_.range->getBeginLoc(),
+          "the bound '" + text_of(loop_.range) +
+              "' of an integer-range '#pragma rotor parallel_for' loop must be a local variable "
+              "or by-value parameter that the function only reads or assigns outside the loop "
+              "(no pointer, reference or lambda may reach it), so that it cannot change while "
+              "the loop runs");
+    return false;
+  }
+  out_.model.space = analysis::SpaceKind::dataset;
+  out_.over_vector = true;
+  out_.int_range = true;
+  out_.range = text_of(loop_.range);
+  return true;
+}
+
+/// An integer-range loop's keys: the index itself (key 0), then each read-only integer vector
+/// the loop's text subscripts by the index, `user_of[m]` (check_derived_keys proves read-only).
+void LoopLowering::choose_range_keys() {
+  const std::string index = loop_var_->getNameAsString();
+  out_.model.fields.push_back(index);
+  out_.key_reads.push_back(index);
+  std::vector<const Stmt*> work{loop_.body};
+  std::vector<const Expr*> found; // in source order
+  while (!work.empty()) {
+    const Stmt* s = work.back();
+    work.pop_back();
+    for (const Stmt* c : s->children()) {
+      if (c != nullptr) {
+        work.push_back(c);
+      }
+    }
+    if (const auto* e = dyn_cast<Expr>(s); e != nullptr && derived_key_array(e) != nullptr) {
+      found.push_back(e);
+    }
+  }
+  std::sort(found.begin(), found.end(), [&](const Expr* a, const Expr* b) {
+    return sm_.isBeforeInTranslationUnit(a->getBeginLoc(), b->getBeginLoc());
+  });
+  for (const Expr* e : found) {
+    const ValueDecl* array = derived_key_array(e);
+    if (derived_key(e) >= 0) {
+      continue;
+    }
+    derived_arrays_.emplace_back(array, e);
+    const auto* op = cast<CXXOperatorCallExpr>(e->IgnoreParenImpCasts());
+    const std::string a = text_of(op->getArg(0));
+    out_.model.fields.push_back(a + "[" + index + "]");
+    // Read before the loop for every index, also where the body guards the read: an index past
+    // the vector's end gets key 0 (the body cannot read that element without undefined
+    // behaviour, so the key orders nothing).
+    out_.key_reads.push_back("(static_cast<std::size_t>(" + index + ") < (" + a + ").size() ? (" +
+                             a + ")[static_cast<std::size_t>(" + index + ")] : 0)");
+  }
+}
+
+/// `A[m]`: A a std::vector of integers declared outside the loop (a variable, or a member of
+/// the loop's object) subscripted by the integer-range loop's own index: A's declaration.
+const ValueDecl* LoopLowering::derived_key_array(const Expr* e) const {
+  if (!loop_.int_range) {
+    return nullptr;
+  }
+  const auto* op = dyn_cast<CXXOperatorCallExpr>(e->IgnoreParenImpCasts());
+  if (op == nullptr || op->getOperator() != OO_Subscript || op->getNumArgs() != 2) {
+    return nullptr;
+  }
+  const auto* index = dyn_cast<DeclRefExpr>(op->getArg(1)->IgnoreParenImpCasts());
+  if (index == nullptr || index->getDecl() != loop_var_) {
+    return nullptr;
+  }
+  const Expr* base = op->getArg(0)->IgnoreParenImpCasts();
+  const ValueDecl* d = nullptr;
+  if (const auto* dre = dyn_cast<DeclRefExpr>(base)) {
+    const auto* vd = dyn_cast<VarDecl>(dre->getDecl());
+    d = vd != nullptr && !inside_loop(vd->getLocation()) ? vd : nullptr;
+  } else if (const auto* me = dyn_cast<MemberExpr>(base);
+             me != nullptr && isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts())) {
+    d = dyn_cast<FieldDecl>(me->getMemberDecl());
+  }
+  return d != nullptr && is_integer_vector(d->getType()) ? d : nullptr;
+}
+
+/// The key index of `A[m]` (derived_key_array, chosen by choose_range_keys), or -1.
+int LoopLowering::derived_key(const Expr* e) const {
+  const ValueDecl* array = derived_key_array(e);
+  for (std::size_t k = 0; array != nullptr && k < derived_arrays_.size(); ++k) {
+    if (derived_arrays_[k].first == array) {
+      return static_cast<int>(k) + 1;
+    }
+  }
+  return -1;
+}
+
+/// After the walk: every vector a key is read from must be read only in the loop (no write,
+/// no other use than a subscript or size query, through any path the walk follows), or the key
+/// the inspector read before the loop may differ from the one the body uses: the loop is serial.
+void LoopLowering::check_derived_keys() {
+  const auto& accesses = out_.model.accesses;
+  for (const auto& [array, use] : derived_arrays_) {
+    const std::string name = array->getNameAsString();
+    const bool written = std::any_of(accesses.begin(), accesses.end(),
+                                     [&](const auto& a) { return a.array == name && a.write; });
+    const bool analysed = row_expressions_.count(name) != 0;
+    if (written || container_misuse_.count(name) != 0 || !analysed) {
+      escape(analysis::Escape::Kind::outside_write,
+             "the key '" + text_of(use) + "' is read from '" + name + "', which the loop " +
+                 (analysed ? "may change" : "uses in a way Rotor does not follow") +
+                 " (the inspector reads the keys before the loop)",
+             use->getBeginLoc());
+    }
+  }
+}
+
+} // namespace rotor::frontend::lowering

@@ -1,0 +1,207 @@
+// Loop shapes of serial programs (issue 16 item 2): each accepted shape gets its plan, and the
+// nearest shape the analysis must not accept stays serial (or fails) with its reason named.
+// Each case is one small program; the blocker or error text is checked by substring.
+#include "rotor/frontend/Frontend.h"
+
+#include "FrontendTestOptions.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using rotor::analysis::PlanKind;
+using rotor::frontend::FileResult;
+using rotor::frontend::Severity;
+using rotor::frontend::test::options;
+
+const char* kPrelude = R"(#include "common.h"
+#include <cstddef>
+#include <utility>
+#include <vector>
+)";
+
+enum class Expect { parallel, serial, error };
+
+struct Case {
+  const char* name;
+  const char* source; ///< one annotated loop
+  Expect expect;
+  const char* text; ///< parallel: the plan's kind name; serial: blocker; error: diagnostic
+};
+
+const Case kCases[] = {
+    // ---- index loops over a member vector of the loop's object ----
+    {"member_vector_explicit_this", R"(
+struct S { std::vector<Rating> ratings; std::vector<long> bias;
+  void f() {
+#pragma rotor parallel_for
+    for (int j = 0; j < this->ratings.size(); j++) { bias[this->ratings[j].user] += 1; } } };)",
+     Expect::parallel, "one_d"},
+    {"member_vector_implicit_this_writes_value", R"(
+struct S { std::vector<Rating> ratings;
+  void f() {
+#pragma rotor parallel_for
+    for (std::size_t j = 0; j < ratings.size(); ++j) { ratings[j].value *= 0.5f; } } };)",
+     Expect::parallel, "independent"},
+    {"member_vector_push_back", R"(
+struct S { std::vector<Rating> ratings; std::vector<long> bias;
+  void f() {
+#pragma rotor parallel_for
+    for (std::size_t j = 0; j < ratings.size(); ++j) {
+      bias[ratings[j].user] += 1; if (j == 3) ratings.push_back(ratings[j]); } } };)",
+     Expect::error, "may change the size of 'ratings'"},
+    {"member_vector_resized_by_helper", R"(
+struct S { std::vector<Rating> ratings; std::vector<long> bias;
+  void grow() { ratings.resize(ratings.size() + 1); }
+  void f() {
+#pragma rotor parallel_for
+    for (std::size_t j = 0; j < ratings.size(); ++j) { bias[ratings[j].user] += 1; grow(); } } };)",
+     Expect::error, "('ratings.resize' in 'grow', which the loop calls)"},
+    {"member_vector_assigned", R"(
+struct S { std::vector<Rating> ratings; std::vector<long> bias;
+  void f() {
+#pragma rotor parallel_for
+    for (std::size_t j = 0; j < ratings.size(); ++j) { bias[ratings[j].user] += 1; ratings = {}; } } };)",
+     Expect::error, "may change the size of 'ratings'"},
+    {"member_vector_of_other_object_cleared", R"(
+struct S { std::vector<Rating> ratings; std::vector<long> bias;
+  void f(S* other) {
+#pragma rotor parallel_for
+    for (std::size_t j = 0; j < ratings.size(); ++j) {
+      bias[ratings[j].user] += 1; other->ratings.clear(); } } };)",
+     Expect::error, "may change the size of 'ratings'"},
+    {"member_vector_read_in_helper", R"(
+struct S { std::vector<Rating> ratings; std::vector<long> bias;
+  long next(std::size_t j) const { return j + 1 < ratings.size() ? ratings[j + 1].user : 0; }
+  void f() {
+#pragma rotor parallel_for
+    for (std::size_t j = 0; j < ratings.size(); ++j) {
+      ratings[j].value = next(j); bias[ratings[j].user] += 1; } } };)",
+     Expect::serial, "('ratings[j + 1]' in 'next', which the loop calls)"},
+    {"member_vector_of_other_object_read", R"(
+struct S { std::vector<Rating> ratings;
+  void f(const S& other) {
+#pragma rotor parallel_for
+    for (std::size_t j = 0; j < ratings.size(); ++j) { ratings[j].value = other.ratings[j].value; } } };)",
+     Expect::serial, "is used inside the loop ('other.ratings[j]')"},
+    {"member_vector_pointer_member_grows", R"(
+struct S { std::vector<Rating> ratings; std::vector<Rating>* log = nullptr;
+  float f() { float sum = 0;
+#pragma rotor parallel_for
+    for (std::size_t j = 0; j < ratings.size(); ++j) { sum += ratings[j].value; log->push_back(ratings[j]); }
+    return sum; } };)",
+     Expect::serial, "changes what 'log' points to"},
+    {"member_vector_pointer_member_read", R"(
+struct S { std::vector<Rating> ratings; std::vector<Rating>* all = nullptr;
+  void f() {
+#pragma rotor parallel_for
+    for (std::size_t j = 0; j < ratings.size(); ++j) { ratings[j].value = (*all)[0].value; } } };)",
+     Expect::serial, "reads 'all', which may name elements of the vector"},
+    {"member_vector_key_written", R"(
+struct S { std::vector<Rating> ratings; std::vector<long> bias;
+  void f() {
+#pragma rotor parallel_for
+    for (std::size_t j = 0; j < ratings.size(); ++j) { bias[ratings[j].user] += 1; ratings[j].item = 0; } } };)",
+     Expect::parallel, "one_d"}, // item is written, so it is not a key: one_d by user
+    {"local_vector_pointer_grows", R"(
+float f(std::vector<Rating>& tokens) { std::vector<Rating>* pv = &tokens; float sum = 0;
+#pragma rotor parallel_for
+  for (std::size_t j = 0; j < tokens.size(); ++j) { sum += tokens[j].value; pv->push_back(tokens[j]); }
+  return sum; })",
+     Expect::serial, "changes what 'pv' points to"},
+    // ---- records that are std::pairs (nested) or aggregates with nested key structs ----
+    {"pair_records_range_for", R"(
+using Entry = std::pair<std::pair<int, int>, double>;
+void f(std::vector<Entry>& ratings, std::vector<double>& bias) {
+#pragma rotor parallel_for
+  for (const Entry& e : ratings) { bias[e.first.first] += e.second; } })",
+     Expect::parallel, "one_d"},
+    {"pair_records_index_loop", R"(
+using Entry = std::pair<std::pair<int, int>, double>;
+void f(std::vector<Entry>& ratings, std::vector<double>& u, std::vector<double>& i) {
+#pragma rotor parallel_for
+  for (int j = 0; j < ratings.size(); j++) {
+    u[ratings[j].first.first] += ratings[j].second; i[ratings[j].first.second] += 1; } })",
+     Expect::parallel, "rotation"},
+    {"nested_key_struct", R"(
+struct Key { int user, item; }; struct Keyed { Key key; float value; };
+void f(std::vector<Keyed>& v, std::vector<double>& u, std::vector<double>& i) {
+#pragma rotor parallel_for
+  for (Keyed& k : v) { u[k.key.user] += k.value; i[k.key.item] += 1; k.value = 0; } })",
+     Expect::parallel, "rotation"},
+    {"pair_key_head_written", R"(
+using Entry = std::pair<std::pair<int, int>, double>;
+void f(std::vector<Entry>& ratings, std::vector<double>& bias) {
+#pragma rotor parallel_for
+  for (Entry& e : ratings) { e.first = {e.first.second, e.first.first}; bias[e.first.first] += 1; } })",
+     Expect::serial, "may touch the same element of 'bias'"},
+    {"record_through_pointer_field_is_not_a_key", R"(
+struct Node { int user; Node* next; };
+void f(std::vector<Node>& v, std::vector<double>& counts) {
+#pragma rotor parallel_for
+  for (const Node& r : v) { counts[r.next->user] += 1; } })",
+     Expect::serial, "reads through 'next'"}, // r.next->user is another record's user
+    {"pair_with_const_member_refused", R"(
+void f(std::vector<std::pair<const int, int>>& v, std::vector<double>& counts) {
+#pragma rotor parallel_for
+  for (const auto& e : v) { counts[e.first] += 1; } })",
+     Expect::error, "not a rotor::Dataset, a rotor::IndexSpace or a std::vector of plain records"},
+};
+
+std::string everything_said(const FileResult& r) {
+  std::string all;
+  for (const auto& d : r.diagnostics) {
+    all += d.message + "\n";
+  }
+  for (const auto& loop : r.loops) {
+    all += loop.plan.reason + "\n";
+    for (const auto& e : loop.model.escapes) {
+      all += e.what + "\n";
+    }
+  }
+  return all;
+}
+
+bool has_error(const FileResult& r) {
+  for (const auto& d : r.diagnostics) {
+    if (d.severity == Severity::error) {
+      return true;
+    }
+  }
+  return !r.ok;
+}
+
+class LoopShapes : public ::testing::TestWithParam<Case> {};
+
+TEST_P(LoopShapes, PlanBlockerOrError) {
+  const Case& c = GetParam();
+  rotor::frontend::Options o = options();
+  o.rewrite = false;
+  const FileResult r =
+      rotor::frontend::process_source(std::string(kPrelude) + c.source, "t.cpp", o);
+  const std::string all = everything_said(r);
+  if (c.expect == Expect::error) {
+    EXPECT_TRUE(has_error(r)) << c.name << ": no error; said:\n" << all;
+    EXPECT_NE(all.find(c.text), std::string::npos) << c.name << ": " << all;
+    return;
+  }
+  ASSERT_FALSE(has_error(r)) << c.name << ": " << all;
+  ASSERT_EQ(r.loops.size(), 1u) << c.name;
+  const auto& plan = r.loops[0].plan;
+  if (c.expect == Expect::parallel) {
+    EXPECT_EQ(std::string(rotor::analysis::to_string(plan.kind)), c.text) << c.name << ": " << all;
+    return;
+  }
+  EXPECT_EQ(plan.kind, PlanKind::serial) << c.name << " got a parallel plan";
+  EXPECT_NE(all.find(c.text), std::string::npos) << c.name << ": " << all;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  return info.param.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, LoopShapes, ::testing::ValuesIn(kCases), case_name);
+
+} // namespace
