@@ -39,6 +39,29 @@ Plan serial(const LoopModel& model, Plan plan, std::string reason, std::optional
   return plan;
 }
 
+/// What a per-worker copy is, for --explain (libc generators are described by the caller).
+std::string private_note(const Private& v) {
+  const std::string name = "'" + v.name + "'";
+  if (!v.from_clause && v.scalar) {
+    return name + " is a per-iteration temporary: every iteration assigns it before reading it "
+                  "and no code outside the loop names it, so each worker gets its own copy";
+  }
+  if (!v.from_clause) {
+    return name + " is per-iteration scratch: every iteration writes all of it before reading "
+                  "it and no code outside the loop names it, so each worker gets its own copy";
+  }
+  if (v.generator) {
+    return name + " is private: each worker starts from a copy of the generator as it was before "
+                  "the loop, re-seeded per worker (rotor/runtime/Private.h), and draws from it "
+                  "record after record, so the loop is no longer equivalent to a serial order of "
+                  "the records";
+  }
+  return name + " is private: each worker starts from a copy of its value before the loop and "
+                "carries it from record to record (the variable outside keeps its value from "
+                "before the loop), so the loop is no longer equivalent to a serial order of the "
+                "records";
+}
+
 void add_notes(const LoopModel& model, const std::vector<SearchDependence>& deps, Plan& plan) {
   if (model.ordered && plan.kind != PlanKind::serial && plan.kind != PlanKind::independent &&
       plan.kind != PlanKind::data_parallel) {
@@ -74,15 +97,7 @@ void add_notes(const LoopModel& model, const std::vector<SearchDependence>& deps
                            "is no longer equivalent to a serial order of the records");
       continue;
     }
-    plan.notes.push_back(
-        v.from_clause
-            ? "'" + v.name +
-                  "' is private: each worker starts from a copy of its value before the loop "
-                  "(a generator re-seeded per worker) and carries it from record to record, so "
-                  "the loop is no longer equivalent to a serial order of the records"
-            : "'" + v.name +
-                  "' is per-iteration scratch: every iteration writes all of it before reading "
-                  "it and no code outside the loop names it, so each worker gets its own copy");
+    plan.notes.push_back(private_note(v));
   }
 }
 

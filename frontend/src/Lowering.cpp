@@ -275,7 +275,9 @@ Sym LoopLowering::eval(const Expr* e, Frame& f) {
 Sym LoopLowering::eval_variable(const DeclRefExpr* dre, Frame& f) {
   const ValueDecl* d = dre->getDecl();
   if (auto it = f.ints.find(d); it != f.ints.end()) {
-    return mutated_.count(d) && !inductions_.count(d) ? Sym::unknown() : it->second;
+    return mutated_.count(d) && !inductions_.count(d) && !scalar_definitions_.count(d)
+               ? Sym::unknown()
+               : it->second;
   }
   if (const auto* pvd = dyn_cast<ParmVarDecl>(d)) {
     if (auto it = f.args.find(pvd); it != f.args.end()) {
@@ -1100,6 +1102,8 @@ void LoopLowering::walk(const Stmt* s, Frame& f) {
     on_call(call, f);
   } else if (const auto* ctor = dyn_cast<CXXConstructExpr>(s)) {
     on_construct(ctor, f);
+  } else if (const auto* bo = dyn_cast<BinaryOperator>(s); bo != nullptr && &f == body_frame_) {
+    on_scalar_definition(bo, f);
   }
 }
 

@@ -296,6 +296,8 @@ private:
   void find_privates();
   bool is_private_here(const ValueDecl* d, SourceLocation use) const;
   bool on_libc_generator_call(const CallExpr* call, const FunctionDecl* fd);
+  void on_scalar_definition(const BinaryOperator* bo, Frame& f);
+  static bool has_seed_member(QualType t);
 
   // ---- deny by default (LoweringEffects.cpp) ----------------------------------------------
   Target root_of(const Expr* e, Frame& f);
@@ -387,5 +389,7 @@ private:
   std::map<std::string, ContainerIdentity> container_identities_;
   std::set<const ValueDecl*> privates_; ///< scratch buffers and `private(...)` variables
   std::set<std::string> libc_privates_; ///< `private(random)` / `private(rand)`: libc generators
+  /// Integer scalar temporaries written once in the loop: that assignment (a subscript alias).
+  std::map<const ValueDecl*, const BinaryOperator*> scalar_definitions_;
 };
 } // namespace rotor::frontend::lowering

@@ -7,6 +7,7 @@
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/ParentMap.h>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 
@@ -235,9 +236,11 @@ bool fills_whole_buffer(ASTContext& ctx, const Stmt* s, const VarDecl* v, std::u
   return written;
 }
 
+} // namespace
+
 /// Is `loop` the only code of `v`'s function that names `v` (so nothing before it resized it,
 /// took its address, or reads what the loop leaves in it)?
-bool named_only_in(const VarDecl* v, const LoopSite& loop, const SourceManager& sm) {
+bool named_only_in(const clang::VarDecl* v, const LoopSite& loop, const SourceManager& sm) {
   const auto* fn = dyn_cast_or_null<FunctionDecl>(v->getParentFunctionOrMethod());
   if (fn == nullptr || fn->getBody() == nullptr) {
     return false;
@@ -277,8 +280,6 @@ std::vector<std::pair<const VarDecl*, SourceLocation>> outside_variables(const L
   });
   return out;
 }
-
-} // namespace
 
 std::vector<PrivateVariable> find_scratch_buffers(ASTContext& ctx, const LoopSite& loop) {
   std::vector<PrivateVariable> out;
@@ -328,11 +329,22 @@ namespace rotor::frontend::lowering {
 void LoopLowering::find_privates() {
   auto add = [&](const VarDecl* v, bool from_clause, SourceLocation first) {
     if (!privates_.insert(v).second) {
-      return;
+      return false;
     }
     out_.model.privates.push_back({v->getNameAsString(), from_clause, loc_of(first)});
     out_.privates.push_back({v->getNameAsString(), from_clause});
+    return true;
   };
+  // Scalar temporaries first: a `private(...)` name that is one needs no per-worker state (no
+  // iteration reads what another left in it), so the loop stays serial-equivalent.
+  for (const ScratchScalar& s : find_scratch_scalars(loop_, sm_)) {
+    if (add(s.var, false, s.first_use)) {
+      out_.model.privates.back().scalar = true;
+    }
+    if (s.single_def != nullptr && s.var->getType()->isIntegerType()) {
+      scalar_definitions_.emplace(s.var, s.single_def);
+    }
+  }
   for (const std::string& name : pragma_.privates) {
     const std::vector<const VarDecl*> vars = outside_variables_named(loop_, name, sm_);
     if (vars.empty() && (name == "random" || name == "rand")) {
@@ -357,7 +369,9 @@ void LoopLowering::find_privates() {
                                 name + "))");
         continue;
       }
-      add(v, true, v->getLocation());
+      if (add(v, true, v->getLocation())) {
+        out_.model.privates.back().generator = has_seed_member(v->getType());
+      }
     }
   }
   for (const PrivateVariable& p : find_scratch_buffers(ctx_, loop_)) {
@@ -389,6 +403,38 @@ bool LoopLowering::on_libc_generator_call(const CallExpr* call, const FunctionDe
                                                            ? "::rotor::codegen::worker_random"
                                                            : "::rotor::codegen::worker_rand"});
   return true;
+}
+
+/// Does the class type `t` (or a base) have a member function named `seed` (a generator that
+/// WorkerCopies re-seeds per worker)?
+bool LoopLowering::has_seed_member(QualType t) {
+  const CXXRecordDecl* rd = t.getNonReferenceType()->getAsCXXRecordDecl();
+  if (rd == nullptr || !rd->hasDefinition()) {
+    return false;
+  }
+  bool found = false;
+  rd->forallBases([&](const CXXRecordDecl* base) {
+    found =
+        found || std::any_of(base->method_begin(), base->method_end(), [](const CXXMethodDecl* m) {
+          return m->getDeclName().isIdentifier() && m->getName() == "seed";
+        });
+    return true;
+  });
+  return found || std::any_of(rd->method_begin(), rd->method_end(), [](const CXXMethodDecl* m) {
+           return m->getDeclName().isIdentifier() && m->getName() == "seed";
+         });
+}
+
+/// The one assignment to an integer scalar temporary (Privatisation.h, ScratchScalar): from
+/// here on, its value is the assigned expression's, as for `const int u = r.user;` (every read
+/// follows it in the same iteration, and nothing else writes it).
+void LoopLowering::on_scalar_definition(const BinaryOperator* bo, Frame& f) {
+  const auto* dre = dyn_cast<DeclRefExpr>(bo->getLHS()->IgnoreParens());
+  const auto* vd = dre != nullptr ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
+  const auto it = vd != nullptr ? scalar_definitions_.find(vd) : scalar_definitions_.end();
+  if (it != scalar_definitions_.end() && it->second == bo) {
+    f.ints[vd] = eval(bo->getRHS(), f);
+  }
 }
 
 bool LoopLowering::is_private_here(const ValueDecl* d, SourceLocation use) const {

@@ -12,6 +12,7 @@
 #include <clang/AST/StmtCXX.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rotor::frontend {
@@ -37,6 +38,30 @@ struct PrivateVariable {
 /// mention of `v` in the body must be `v[...]` or `v.size()`. Anything else is not a scratch
 /// buffer (the loop keeps today's diagnostics).
 std::vector<PrivateVariable> find_scratch_buffers(clang::ASTContext& ctx, const LoopSite& loop);
+
+/// A per-iteration scalar temporary (ScratchScalars.cpp): `defs` are the loop's writes to it
+/// when there is exactly one (its defining assignment, which then acts as a subscript alias like
+/// `const int u = r.user;`), empty otherwise.
+struct ScratchScalar {
+  const clang::VarDecl* var = nullptr;
+  clang::SourceLocation first_use;
+  const clang::BinaryOperator* single_def = nullptr;
+};
+
+/// The scalar temporaries of `loop`: a local variable of the enclosing function (arithmetic or
+/// enum type, not static, not volatile, not a reference or parameter) that no code of that
+/// function outside `loop` names, and that every iteration assigns before any read on every path
+/// (ScratchScalars.cpp states the rule). Anything else is not one (deny by default).
+std::vector<ScratchScalar> find_scratch_scalars(const LoopSite& loop,
+                                                const clang::SourceManager& sm);
+
+/// Is `loop` the only code of `v`'s function that names `v` (so nothing before it resized it,
+/// took its address, or reads what the loop leaves in it)?
+bool named_only_in(const clang::VarDecl* v, const LoopSite& loop, const clang::SourceManager& sm);
+
+/// The outside variables `loop`'s body names, in order of first mention.
+std::vector<std::pair<const clang::VarDecl*, clang::SourceLocation>>
+outside_variables(const LoopSite& loop, const clang::SourceManager& sm);
 
 /// The variables declared outside `loop` that its body names, by name (for `private(...)`).
 std::vector<const clang::VarDecl*> outside_variables_named(const LoopSite& loop,

@@ -192,6 +192,146 @@ void f(Data& d, Mat& W) {
     }
   } })",
      "", false},
+    // ---- scalar temporaries: assigned before any read in every iteration ----
+    {"scalar_temporaries", R"(
+double f(Data& d, Mat& W, Mat& H) {
+  int u_id, i_id;
+  double error;
+  double sse = 0;
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    u_id = r.user;
+    i_id = r.item;
+    error = r.value - W(u_id, 0) * H(i_id, 1);
+    sse += error * error;
+    W(u_id, 0) += 0.01f * static_cast<float>(error);
+  }
+  return sse; })",
+     "u_id:scratch,i_id:scratch,error:scratch", true},
+    {"scalar_assigned_in_inner_loop", R"(
+void f(Data& d, Mat& W) {
+  float correction;
+  int k;
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    for (int j = 0; j < 4; ++j) {
+      k = j;
+      correction = 0.01f * r.value * W(r.user, k);
+      W(r.user, k) += correction;
+    }
+  } })",
+     "k:scratch,correction:scratch", true},
+    {"scalar_in_one_branch_only", R"(
+void f(Data& d, Mat& W) {
+  float g;
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    if (r.value > 2) {
+      g = r.value * 0.5f;
+      W(r.user, 0) += g;
+    } else {
+      W(r.user, 1) += 1.0f;
+    }
+  } })",
+     "g:scratch", true},
+    {"scalar_named_in_private_clause", R"(
+void f(Data& d, Mat& W) {
+  int u;
+#pragma rotor parallel_for private(u)
+  for (const Rating& r : d) {
+    u = r.user;
+    W(u, 0) += r.value;
+  } })",
+     "u:scratch", true},
+    {"scalar_written_twice_is_no_alias", R"(
+void f(Data& d, Mat& W) {
+  int u;
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    u = r.user;
+    u = u + 0;
+    W(u, 0) += r.value;
+  } })",
+     "u:scratch", false /* private, but 'u' is no longer the key: the subscript is unknown */},
+    {"scalar_read_before_written", R"(
+void f(Data& d, Mat& W) {
+  int u = 0;
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    W(u, 0) += r.value;
+    u = r.user;
+  } })",
+     "", false},
+    {"scalar_written_conditionally_then_read", R"(
+void f(Data& d, Mat& W) {
+  int u = 0;
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    if (r.value > 2) { u = r.user; }
+    W(u, 0) += r.value;
+  } })",
+     "", false},
+    {"scalar_assigned_in_loop_read_after_it", R"(
+void f(Data& d, Mat& W) {
+  int u = 0;
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    for (int j = 0; j < r.user; ++j) { u = j; }
+    W(u, 0) += r.value;
+  } })",
+     "", false},
+    {"scalar_address_taken", R"(
+void f(Data& d, Mat& W) {
+  int u;
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    u = r.user;
+    int* pu = &u;
+    W(*pu, 0) += r.value;
+  } })",
+     "", false},
+    {"scalar_bound_to_reference", R"(
+void f(Data& d, Mat& W) {
+  int u;
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    u = r.user;
+    int& ru = u;
+    ru = 0;
+    W(u, 0) += r.value;
+  } })",
+     "", false},
+    {"scalar_reads_itself_in_definition", R"(
+void f(Data& d, Mat& W) {
+  int u = 0;
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    u = u + r.user;
+    W(r.user, 0) += static_cast<float>(u);
+  } })",
+     "", false},
+    {"scalar_read_after_the_loop", R"(
+int f(Data& d, Mat& W) {
+  int u = 0;
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    u = r.user;
+    W(u, 0) += r.value;
+  }
+  return u; })",
+     "", false},
+    {"scalar_do_condition_after_continue", R"(
+void f(Data& d, Mat& W) {
+  int t = 0;
+#pragma rotor parallel_for
+  for (const Rating& r : d) {
+    do {
+      if (r.value > 2) { continue; }
+      t = r.user;
+      W(r.user, 0) += 1.0f;
+    } while (t < 0);
+  } })",
+     "", false},
     // ---- private(x): the user accepts per-worker state ----
     {"private_generator", R"(
 void f(Data& d, Mat& W) {
@@ -310,3 +450,38 @@ void k(Data& d, Mat& W) {
 }
 
 } // namespace
+
+// --explain describes each per-worker copy as what it is: a generator is re-seeded per worker,
+// a plain value named in private(...) is carried from record to record (no generator wording),
+// a scalar temporary is a per-iteration temporary.
+TEST(PrivateClause, NotesDescribeTheVariable) {
+  const FileResult r = rotor::frontend::process_source(std::string(kPrelude) + R"(
+void f(Data& d, Mat& W) {
+  std::mt19937 rng(7);
+  int carried = 0;
+  int u;
+#pragma rotor parallel_for private(rng, carried)
+  for (const Rating& r : d) {
+    u = r.user;
+    carried = carried + 1;
+    W(u, 0) += static_cast<float>(rng() % 3 + carried);
+  } })",
+                                                       "t.cpp", options());
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  std::string rng_note, carried_note, u_note;
+  for (const std::string& n : r.loops[0].plan.notes) {
+    if (n.rfind("'rng'", 0) == 0) {
+      rng_note = n;
+    } else if (n.rfind("'carried'", 0) == 0) {
+      carried_note = n;
+    } else if (n.rfind("'u'", 0) == 0) {
+      u_note = n;
+    }
+  }
+  EXPECT_NE(rng_note.find("re-seeded per worker"), std::string::npos) << rng_note;
+  EXPECT_NE(carried_note.find("carries it from record to record"), std::string::npos);
+  EXPECT_EQ(carried_note.find("generator"), std::string::npos) << carried_note;
+  EXPECT_EQ(carried_note.find("seed"), std::string::npos) << carried_note;
+  EXPECT_NE(u_note.find("per-iteration temporary"), std::string::npos) << u_note;
+}

@@ -109,6 +109,11 @@ struct Private {
   SourceLoc loc;
   /// `private(random)` / `private(rand)`: libc's generator, one per worker (not a variable).
   bool libc = false;
+  /// A scratch scalar: a temporary every iteration assigns before reading it (not a buffer).
+  bool scalar = false;
+  /// A `private(...)` generator (a type with a `seed(...)` member): each worker's copy is
+  /// re-seeded (rotor/runtime/Private.h).
+  bool generator = false;
 };
 
 /// Something the loop does that the analysis cannot reason about; any escape makes the plan
