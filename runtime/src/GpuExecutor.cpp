@@ -13,6 +13,7 @@
 #include "Schedule.h"
 
 #include "rotor/gpu/WaveSchedule.h"
+#include "rotor/runtime/detail/DeviceResidency.h"
 
 #include <cstdio>
 #include <mutex>
@@ -33,6 +34,16 @@ constexpr std::size_t k_free_margin = std::size_t{256} << 20;
 /// field of one_d, both fields of a rotation.
 std::vector<int> conflict_fields(const codegen::LoopSpec& spec, const SpaceAccess& space) {
   return spec.kind == Kind::independent ? std::vector<int>{} : partition_fields(spec, space);
+}
+
+/// Device bytes a device loop may use, records kept resident included: --rotor-gpu-memory, else
+/// the free memory plus what resident records hold, less a margin.
+std::size_t gpu_limit(DeviceRunner& device) {
+  if (const std::uint64_t given = gpu_memory_limit(); given != 0) {
+    return static_cast<std::size_t>(given);
+  }
+  const std::size_t usable = device.free_bytes() + device_ledger().resident_bytes();
+  return usable > k_free_margin ? usable - k_free_margin : 0;
 }
 
 /// Why the loop cannot run on the GPU executor; empty when it can. Decided alike on every rank
@@ -61,14 +72,13 @@ std::string gpu_refusal(const codegen::LoopSpec& spec, SpaceAccess& space,
   }
   const std::size_t need = array_bytes + device.record_bytes_needed(space.local_count());
   const std::uint64_t given = gpu_memory_limit();
-  const std::size_t free = device.free_bytes();
-  const std::size_t limit = given != 0 ? static_cast<std::size_t>(given)
-                                       : (free > k_free_margin ? free - k_free_margin : 0);
+  const std::size_t limit = gpu_limit(device);
   if (need > limit) {
     return "its records and arrays need " + std::to_string(need) +
            " bytes of device memory, over " +
            (given != 0 ? "--rotor-gpu-memory=" + std::to_string(given)
-                       : "the free " + std::to_string(free) + " less a margin") +
+                       : "the free " + std::to_string(device.free_bytes()) +
+                             " (and resident records) less a margin") +
            " (blocks are not streamed by the executor yet)";
   }
   return {};
@@ -86,25 +96,42 @@ void note_cpu_fallback(const codegen::LoopSpec& spec, const std::string& why) {
   }
 }
 
+/// The conflict-free waves of the local records over `fields` (build_key_waves).
+DeviceWaves key_waves(SpaceAccess& space, const std::vector<int>& fields) {
+  const std::size_t n = space.local_count();
+  const auto nf = fields.size();
+  std::vector<std::int64_t> keys(n * nf);
+  std::vector<std::int64_t> all(static_cast<std::size_t>(space.key_count()) + 1);
+  for (std::size_t r = 0; r < n && nf > 0; ++r) {
+    space.keys(r, all.data());
+    for (std::size_t f = 0; f < nf; ++f) {
+      keys[r * nf + f] = all[static_cast<std::size_t>(fields[f])];
+    }
+  }
+  gpu::Waves waves = gpu::build_key_waves(keys.data(), n, static_cast<int>(nf));
+  DeviceWaves out;
+  out.order = std::move(waves.order);
+  out.wave_start = std::move(waves.wave_start);
+  return out;
+}
+
 class GpuExecutor final : public Executor {
 public:
   std::string run(LoopRun& run) override {
-    const std::vector<int> fields = conflict_fields(run.spec, run.space);
-    const std::size_t n = run.space.local_count();
-    const auto nf = fields.size();
-    std::vector<std::int64_t> keys(n * nf);
-    std::vector<std::int64_t> all(static_cast<std::size_t>(run.space.key_count()) + 1);
-    for (std::size_t r = 0; r < n && nf > 0; ++r) {
-      run.space.keys(r, all.data());
-      for (std::size_t f = 0; f < nf; ++f) {
-        keys[r * nf + f] = all[static_cast<std::size_t>(fields[f])];
-      }
+    DeviceRunner& device = *run.runner.device();
+    DeviceExecution ex;
+    ex.fields = conflict_fields(run.spec, run.space);
+    ex.schedule = [&run, &ex] { return key_waves(run.space, ex.fields); };
+    ex.writes_records = run.spec.writes_records;
+    for (const codegen::ArraySpec& a : run.spec.arrays) {
+      ex.array_written.push_back(a.written);
     }
-    const gpu::Waves waves = gpu::build_key_waves(keys.data(), n, static_cast<int>(nf));
-    run.runner.device()->run_waves(0, waves.order.data(), n, waves.wave_start.data(), waves.waves(),
-                                   run.spec.writes_records);
-    return "gpu: " + std::to_string(waves.waves()) + " waves over " + std::to_string(nf) +
-           " conflict fields, largest " + std::to_string(waves.largest_wave()) + " records";
+    ex.limit = gpu_limit(device);
+    const DeviceRunSummary done = device.run(ex);
+    return "gpu: " + std::to_string(done.waves) + " waves over " +
+           std::to_string(ex.fields.size()) + " conflict fields, largest " +
+           std::to_string(done.largest_wave) + " records" +
+           (done.records_reused ? ", records resident from the last execution" : "");
   }
 };
 
