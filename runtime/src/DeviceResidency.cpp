@@ -7,6 +7,13 @@
 
 namespace rotor::detail {
 
+std::vector<std::int64_t> launch_bounds(const DeviceWaves& waves, bool any_conflict_field) {
+  if (any_conflict_field || waves.order.empty()) {
+    return waves.wave_start;
+  }
+  return {0, static_cast<std::int64_t>(waves.order.size())};
+}
+
 ResidentRecords::ResidentRecords(DeviceMemory& memory) : memory_(memory) {
   device_ledger().add(this);
 }

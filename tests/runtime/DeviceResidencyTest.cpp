@@ -65,7 +65,7 @@ detail::RecordsRequest request(const std::vector<int>& host, std::uint64_t versi
   return r;
 }
 
-TEST(DeviceResidency, StagesInWaveOrderAndIsCurrentOnlyForTheSameStamp) {
+TEST(DeviceResidency, StagesInWaveOrderAndServesTheSameRecordsOverNoMoreFields) {
   CountingMemory memory;
   std::vector<int> host = {10, 11, 12, 13};
   std::shared_ptr<void> slot;
@@ -80,12 +80,20 @@ TEST(DeviceResidency, StagesInWaveOrderAndIsCurrentOnlyForTheSameStamp) {
   EXPECT_EQ(std::vector<int>(device, device + 4), (std::vector<int>{13, 12, 11, 10}));
   RecordsStamp stamp = request(host, 5, 0).stamp;
   EXPECT_TRUE(copy.current(stamp));
-  for (auto change :
-       {+[](RecordsStamp& s) { ++s.version; }, +[](RecordsStamp& s) { --s.count; },
-        +[](RecordsStamp& s) { s.fields = {0}; }, +[](RecordsStamp& s) { s.data = &s; }}) {
+  for (auto change : {+[](RecordsStamp& s) { ++s.version; }, +[](RecordsStamp& s) { --s.count; },
+                      +[](RecordsStamp& s) {
+                        s.fields = {0, 2};
+                      },
+                      +[](RecordsStamp& s) { s.data = &s; }}) {
     RecordsStamp other = stamp;
     change(other);
     EXPECT_FALSE(copy.current(other));
+  }
+  for (std::vector<int> fewer : {std::vector<int>{0}, std::vector<int>{1, 0}, std::vector<int>{}}) {
+    RecordsStamp other = stamp;
+    other.fields = fewer;
+    EXPECT_TRUE(copy.current(other))
+        << "waves over user and item serve " << fewer.size() << " of them";
   }
   detail::resident_records(slot, memory, request(host, 5, 1 << 20), schedule);
   EXPECT_EQ(schedules, 1);
@@ -109,6 +117,15 @@ TEST(DeviceResidency, WriteBackPutsRecordsInTheirPlacesAndFollowsTheEnginesBump)
   EXPECT_EQ(host, (std::vector<int>{1, 2, 30}));
   EXPECT_FALSE(copy.current(request(host, 9, 0).stamp));
   EXPECT_TRUE(copy.current(request(host, 10, 0).stamp));
+}
+
+TEST(DeviceResidency, WithoutConflictFieldsOneLaunchCoversEveryWave) {
+  DeviceWaves w;
+  w.order = {4, 2, 0, 1, 3};
+  w.wave_start = {0, 2, 4, 5};
+  EXPECT_EQ(detail::launch_bounds(w, true), w.wave_start);
+  EXPECT_EQ(detail::launch_bounds(w, false), (std::vector<std::int64_t>{0, 5}));
+  EXPECT_EQ(detail::launch_bounds(DeviceWaves{}, false), (std::vector<std::int64_t>{0}));
 }
 
 TEST(DeviceResidency, AnEmptyDatasetIsNeverCurrentAndABadScheduleIsAnError) {

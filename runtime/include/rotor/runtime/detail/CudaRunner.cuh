@@ -172,16 +172,16 @@ public:
                             ->current(request.stamp);
     ResidentRecords& records =
         resident_records(DatasetInternals::device_copy(d_), cuda_memory(), request, ex.schedule);
-    launch(ex, records, std::index_sequence_for<Arrays...>{},
+    const std::vector<std::int64_t> bounds = launch_bounds(records.waves(), !ex.fields.empty());
+    launch(ex, records, bounds, std::index_sequence_for<Arrays...>{},
            std::index_sequence_for<Reductions...>{});
     if (ex.writes_records) {
       records.write_back(reinterpret_cast<char*>(host.data()), sizeof(Record));
     }
     DeviceRunSummary summary;
-    summary.waves = records.waves().waves();
+    summary.waves = static_cast<int>(bounds.size()) - 1;
     for (int w = 0; w < summary.waves; ++w) {
-      summary.largest_wave = std::max(summary.largest_wave, records.waves().wave_start[w + 1] -
-                                                                records.waves().wave_start[w]);
+      summary.largest_wave = std::max(summary.largest_wave, bounds[w + 1] - bounds[w]);
     }
     summary.records_reused = reused;
     return summary;
@@ -195,13 +195,13 @@ private:
              sizeof(typename Arrays::value_type)));
   }
 
-  /// Uploads the slot's arrays, runs the waves over the resident records, downloads the arrays
-  /// the loop writes and adds the partials.
+  /// Uploads the slot's arrays, runs one launch per range [bounds[w], bounds[w + 1]) of the
+  /// resident records, downloads the arrays the loop writes and adds the partials.
   template <std::size_t... I, std::size_t... J>
-  void launch(const DeviceExecution& ex, ResidentRecords& resident, std::index_sequence<I...>,
+  void launch(const DeviceExecution& ex, ResidentRecords& resident,
+              const std::vector<std::int64_t>& bounds, std::index_sequence<I...>,
               std::index_sequence<J...>) {
-    const DeviceWaves& waves = resident.waves();
-    const std::size_t count = waves.order.size();
+    const std::size_t count = resident.waves().order.size();
     auto* records = static_cast<Record*>(resident.device());
     void* const* objects = frame_.arrays(ex.slot);
     std::tuple<Arrays&...> arrays(*static_cast<Arrays*>(objects[I])...);
@@ -217,9 +217,9 @@ private:
     using Locals = cuda::std::tuple<std::remove_reference_t<Reductions>...>;
     using Parts = cuda::std::tuple<std::remove_reference_t<Reductions>*...>;
     constexpr int threads = 256;
-    for (int w = 0; w < waves.waves(); ++w) {
-      const std::int64_t first = waves.wave_start[w];
-      const std::int64_t n = waves.wave_start[w + 1] - first;
+    for (std::size_t w = 0; w + 1 < bounds.size(); ++w) {
+      const std::int64_t first = bounds[w];
+      const std::int64_t n = bounds[w + 1] - first;
       const auto blocks = static_cast<unsigned>((n + threads - 1) / threads);
       rotor_wave_kernel<Body, Record, Refs, Parts, Locals>
           <<<blocks, threads>>>(body_, records + first, n, refs,

@@ -5,7 +5,10 @@
 /// device in the wave order of the loop's schedule; the next execution over the same dataset
 /// reuses that copy and its waves, uploading and scheduling nothing, while the host records are
 /// unchanged: same storage, count and change counter (Dataset's `version_`, bumped by every
-/// non-const access and by the runtime's moves) and the same conflict fields. Records a loop
+/// non-const access and by the runtime's moves), and the copy's waves were built over at least the
+/// execution's conflict fields (waves conflict-free over fields G that keep every key's order in
+/// each field of G are so over any subset of G: a one_d or independent loop reuses the waves of
+/// a rotation over the same records; the other way round stages again). Records a loop
 /// writes are copied back to the host after every execution, so host and device stay equal and
 /// serial code reads the loop's writes as before. The copy belongs to the dataset (its device
 /// slot) and is freed with it; a copy of the dataset starts without one.
@@ -18,6 +21,7 @@
 /// more than the limit leaves drops the least recently used copies of other datasets first.
 /// Not for user code.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -43,8 +47,18 @@ struct RecordsStamp {
   std::size_t count = 0;
   std::uint64_t version = 0; ///< the dataset's change counter
   std::vector<int> fields;   ///< the conflict fields the waves were built over
-  bool operator==(const RecordsStamp& o) const {
-    return data == o.data && count == o.count && version == o.version && fields == o.fields;
+  /// Whether a copy made from this stamp serves an execution over `host`: the same records, and
+  /// every conflict field of `host` among this stamp's fields.
+  bool serves(const RecordsStamp& host) const {
+    if (data != host.data || count != host.count || version != host.version) {
+      return false;
+    }
+    for (int f : host.fields) {
+      if (std::find(fields.begin(), fields.end(), f) == fields.end()) {
+        return false;
+      }
+    }
+    return true;
   }
 };
 
@@ -55,6 +69,10 @@ struct DeviceWaves {
   std::vector<std::int64_t> wave_start{0};
   int waves() const { return static_cast<int>(wave_start.size()) - 1; }
 };
+
+/// The launches of an execution over a copy staged in `waves`: one per wave, or a single one over
+/// every record when the execution has no conflict fields (independent).
+std::vector<std::int64_t> launch_bounds(const DeviceWaves& waves, bool any_conflict_field);
 
 /// Computes the waves of the current records (called only when they are not resident).
 using WaveScheduler = std::function<DeviceWaves()>;
@@ -68,7 +86,7 @@ public:
   ResidentRecords& operator=(const ResidentRecords&) = delete;
 
   bool resident() const { return device_ != nullptr; }
-  bool current(const RecordsStamp& host) const { return resident() && stamp_ == host; }
+  bool current(const RecordsStamp& host) const { return resident() && stamp_.serves(host); }
   const void* device() const { return device_; }
   void* device() { return device_; }
   std::size_t bytes() const { return bytes_; }
