@@ -6,7 +6,8 @@
 /// while the dataset is unchanged: DeviceResidency.h), copies every bound array to the device,
 /// runs each wave as one kernel launch with one thread per record calling the body with
 /// rotor::ArrayRefs to device memory and a per-record partial of each reduction, then copies the
-/// written arrays (and written records) back and adds the partials on the host in the wave order.
+/// written arrays (and written records) back; the partials are summed on the device in a fixed
+/// order (DeviceReduce.h) and one value per thread block comes back.
 /// The body must be an extended `__host__ __device__` lambda (rotor-cc emits one for device
 /// loops); other bodies get no CudaRunner and run on the CPU. Not for user code.
 
@@ -14,6 +15,7 @@
 #include "rotor/distarray/Dataset.h"
 #include "rotor/distarray/DistArray.h"
 #include "rotor/distarray/detail/DatasetInternals.h"
+#include "rotor/runtime/detail/DeviceReduce.h"
 #include "rotor/runtime/detail/DeviceResidency.h"
 #include "rotor/runtime/detail/DeviceRunner.h"
 #include "rotor/runtime/detail/LoopFrame.h"
@@ -138,6 +140,38 @@ inline CudaMemory& cuda_memory() {
   return *memory;
 }
 
+/// The per-record partials values[0..n) summed in the fixed order of DeviceReduce.h: block b
+/// writes its sum to block_sums[b].
+template <class R>
+__global__ void rotor_reduce_kernel(const R* values, std::int64_t n, R* block_sums) {
+  __shared__ R x[k_reduce_threads];
+  const int t = static_cast<int>(threadIdx.x);
+  x[t] = reduce_thread_sum(values, n, std::int64_t{blockIdx.x} * k_reduce_threads + t);
+  __syncthreads();
+  for (int s = k_reduce_threads / 2; s > 0; s /= 2) {
+    reduce_pair_step(x, t, s);
+    __syncthreads();
+  }
+  if (t == 0) {
+    block_sums[blockIdx.x] = x[0];
+  }
+}
+
+/// The sum of the device's values[0..n) in DeviceReduce.h's order (equal to
+/// reduce_in_device_order on the host): one launch, k_reduce_blocks values copied back.
+template <class R> R reduce_on_device(const R* values, std::int64_t n) {
+  DeviceBuffer<R> block_sums(k_reduce_blocks);
+  rotor_reduce_kernel<R><<<k_reduce_blocks, k_reduce_threads>>>(values, n, block_sums.get());
+  cuda_check(cudaGetLastError(), "reduction kernel launch");
+  std::vector<R> sums(k_reduce_blocks);
+  block_sums.download(sums.data());
+  R total = R(0);
+  for (const R& s : sums) {
+    total += s;
+  }
+  return total;
+}
+
 template <class Record, class Body, class Loop> class CudaRunner;
 
 template <class Record, class Body, class... Arrays, class... Reductions, class Capable>
@@ -232,16 +266,13 @@ private:
     (add_partials<J>(std::get<J>(parts), ex.slot, count), ...);
   }
 
-  /// Adds the per-record partials of reduction J to the slot's partial, in the wave order.
+  /// Adds the per-record partials of reduction J to the slot's partial, summed on the device in
+  /// DeviceReduce.h's fixed order.
   template <std::size_t J, class Buffer>
   void add_partials(const std::unique_ptr<Buffer>& device, int slot, std::size_t count) {
     using R = std::remove_reference_t<std::tuple_element_t<J, std::tuple<Reductions...>>>;
-    std::vector<R> values(count);
-    device->download(values.data());
     R& into = *static_cast<R*>(frame_.reductions(slot)[J]);
-    for (const R& v : values) {
-      into += v;
-    }
+    into += reduce_on_device(device->get(), static_cast<std::int64_t>(count));
   }
 
   Dataset<Record>& d_;

@@ -48,8 +48,8 @@ public:
   /// Runs the local records on the device, wave by wave: the records of a wave share no key in
   /// any conflict field, so a wave is one launch with one thread per record. The records are
   /// staged in wave order (or reused when resident and unchanged: DeviceResidency.h), the slot's
-  /// arrays uploaded, the reductions' per-record partials added to the slot's partials in wave
-  /// order (deterministic: the sum of a serial run in that order), and the written arrays (and,
+  /// arrays uploaded, the reductions' per-record partials summed on the device in a fixed order
+  /// (DeviceReduce.h) and added to the slot's partials, and the written arrays (and,
   /// with `writes_records`, the records) copied back to host memory before it returns. Throws
   /// std::runtime_error naming the CUDA error when a copy or launch fails.
   virtual DeviceRunSummary run(const DeviceExecution& execution) = 0;
