@@ -46,10 +46,32 @@ std::size_t gpu_limit(DeviceRunner& device) {
   return usable > k_free_margin ? usable - k_free_margin : 0;
 }
 
-/// Why the loop cannot run on the GPU executor; empty when it can. Decided alike on every rank
-/// (the rank count is checked before the device, which may differ between ranks).
-std::string gpu_refusal(const codegen::LoopSpec& spec, SpaceAccess& space,
-                        const ExecutionInfo& info, std::size_t array_bytes, DeviceRunner& device) {
+/// Across ranks the GPU executor runs only loops whose ranks need not exchange anything but
+/// reduction partials: each rank runs its own share of a distributed dataset on its GPU, no array
+/// is written and no record is (arrays written on several GPUs would need the CPU executors'
+/// block moves and syncs). Empty when the loop is such a loop.
+std::string multi_rank_refusal(const codegen::LoopSpec& spec, SpaceAccess& space,
+                               const ExecutionInfo& info) {
+  const std::string ranks = std::to_string(comm().size()) + " ranks";
+  if (!space.distributed() || info.placement != Placement::distributed) {
+    return ranks + " over a dataset every rank holds whole (the GPU executor splits no records "
+                   "between ranks; load it distributed)";
+  }
+  for (const codegen::ArraySpec& a : spec.arrays) {
+    if (a.written) {
+      return ranks + " and the loop writes array " + a.name +
+             " (the GPU executor syncs no arrays between ranks yet)";
+    }
+  }
+  if (spec.writes_records) {
+    return ranks + " and the loop writes its records (not on the GPU across ranks yet)";
+  }
+  return {};
+}
+
+/// Why the loop cannot run on the GPU executor for reasons alike on every rank; empty when none.
+std::string plan_refusal(const codegen::LoopSpec& spec, SpaceAccess& space,
+                         const ExecutionInfo& info) {
   if (space.is_index_space()) {
     return "the GPU executor runs loops over a Dataset, not an IndexSpace";
   }
@@ -61,14 +83,13 @@ std::string gpu_refusal(const codegen::LoopSpec& spec, SpaceAccess& space,
       return std::string("buffered array ") + a.name + " is not kept on the GPU yet";
     }
   }
-  if (comm().size() > 1) {
-    return std::to_string(comm().size()) + " ranks (the GPU executor runs a single rank)";
-  }
+  return comm().size() > 1 ? multi_rank_refusal(spec, space, info) : std::string();
+}
+
+/// Why this rank's device cannot run the loop (none, or too little memory); empty when it can.
+std::string device_refusal(SpaceAccess& space, std::size_t array_bytes, DeviceRunner& device) {
   if (std::string why = device.unavailable(); !why.empty()) {
     return why;
-  }
-  if (order_wanted()) {
-    return "--rotor-record-order and --rotor-validate record CPU orders";
   }
   const std::size_t need = array_bytes + device.record_bytes_needed(space.local_count());
   const std::uint64_t given = gpu_memory_limit();
@@ -82,6 +103,34 @@ std::string gpu_refusal(const codegen::LoopSpec& spec, SpaceAccess& space,
            " (blocks are not streamed by the executor yet)";
   }
   return {};
+}
+
+/// Why the loop cannot run on the GPU executor; empty when it can. Every rank decides alike: a
+/// device one rank lacks sends every rank to the CPU executors (one allreduce when there are
+/// several ranks and the plan allows the GPU).
+std::string gpu_refusal(const codegen::LoopSpec& spec, SpaceAccess& space,
+                        const ExecutionInfo& info, std::size_t array_bytes, DeviceRunner& device) {
+  if (std::string why = plan_refusal(spec, space, info); !why.empty()) {
+    return why;
+  }
+  const std::string order = order_wanted() ? "--rotor-record-order and --rotor-validate record "
+                                             "CPU orders"
+                                           : "";
+  if (comm().size() > 1 && !order.empty()) {
+    return order; // before the device: alike on every rank
+  }
+  std::string why = device_refusal(space, array_bytes, device);
+  if (why.empty()) {
+    why = order; // one rank: a missing device is said first
+  }
+  if (comm().size() > 1) {
+    std::int64_t able = why.empty() ? 1 : 0;
+    comm().allreduce_min(&able, 1);
+    if (able == 0 && why.empty()) {
+      why = "another rank's GPU cannot run it";
+    }
+  }
+  return why;
 }
 
 /// One line per loop location and reason, however often the loop runs.

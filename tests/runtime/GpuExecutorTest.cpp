@@ -558,10 +558,63 @@ TEST(GpuExecutor, WithoutADeviceTheLoopRunsOnTheCpuAfterOneLine) {
   if (Session::instance().ranks() == 1) {
     EXPECT_EQ(said, "rotor: no CUDA device; device(gpu) loop at gpu_test.cpp:42 runs on the CPU\n");
   } else if (Session::instance().rank() == 0) {
-    EXPECT_NE(said.find("ranks (the GPU executor runs a single rank); device(gpu) loop at "
-                        "gpu_test.cpp:42 runs on the CPU"),
+    EXPECT_NE(said.find("ranks and the loop writes array W (the GPU executor syncs no arrays "
+                        "between ranks yet); device(gpu) loop at gpu_test.cpp:42 runs on the CPU"),
               std::string::npos)
         << said;
+  }
+}
+
+/// A loop that writes nothing but a reduction, over `data` on every rank's emulated GPU (or not,
+/// where `unavailable` says why); returns the launches on this rank.
+int count_on_emulated_gpus(Dataset<Rating>& data, double& n, const std::string& unavailable) {
+  DistArray<float, 2> W({1, 1}), H({1, 1});
+  const auto counter = [](const Rating& r, codegen::DeviceArray<DistArray<float, 2>>,
+                          codegen::DeviceArray<DistArray<float, 2>>,
+                          double& sum) { sum += r.user + 1; };
+  codegen::LoopSpec s = device_rotation_spec();
+  s.kind = Kind::independent;
+  s.fields = {};
+  s.arrays[0] = array("W", Role::replicated, -1, false, {{0, 0, 0}, {-1, 0, 0}});
+  s.arrays[1] = array("H", Role::replicated, -1, false, {{1, 0, 0}, {-1, 0, 0}});
+  return run_on_emulated_gpu(s, data, W, H, n, counter, unavailable);
+}
+
+TEST(GpuExecutor, AcrossRanksAReadOnlyLoopRunsOnEveryRanksGpuAndCombinesItsReduction) {
+  const std::vector<Rating> records = make_ratings(3000, 37, 21, 18);
+  double expected = 0;
+  for (const Rating& r : records) {
+    expected += r.user + 1;
+  }
+  const int ranks = Session::instance().ranks();
+  Dataset<Rating> share = share_of(records); // distributed: each rank holds its share
+  double n = 0;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(count_on_emulated_gpus(share, n, ""), 1) << "every rank runs its share on its GPU";
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(n, expected) << "the ranks' partials combined";
+  if (ranks == 1) {
+    return;
+  }
+  // the nearest shapes that stay on the CPU: a dataset every rank holds whole (each GPU would
+  // run every record), and a rank without a device (every rank goes to the CPU together)
+  Dataset<Rating> whole(records);
+  n = 0;
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(count_on_emulated_gpus(whole, n, ""), 0);
+  std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(n, expected);
+  if (Session::instance().rank() == 0) {
+    EXPECT_NE(said.find("ranks over a dataset every rank holds whole"), std::string::npos) << said;
+  }
+  n = 0;
+  testing::internal::CaptureStderr();
+  const std::string mine = Session::instance().rank() == 1 ? "no CUDA device" : "";
+  EXPECT_EQ(count_on_emulated_gpus(share, n, mine), 0);
+  said = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(n, expected);
+  if (Session::instance().rank() == 0) {
+    EXPECT_NE(said.find("another rank's GPU cannot run it"), std::string::npos) << said;
   }
 }
 

@@ -25,6 +25,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -76,7 +77,20 @@ inline bool cuda_driver_present() {
   return driver != nullptr;
 }
 
-/// Empty when this process sees a CUDA device; else why not. Probed once.
+/// This process's rank among the ranks of its node, from the launcher's environment (Open MPI,
+/// MPICH, MVAPICH, Slurm); 0 when none says.
+inline int node_local_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                           "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"}) {
+    if (const char* v = std::getenv(name); v != nullptr && *v >= '0' && *v <= '9') {
+      return std::atoi(v);
+    }
+  }
+  return 0;
+}
+
+/// Empty when this process sees a CUDA device; else why not. Probed once. The device is the
+/// node-local rank modulo the node's devices (one rank per GPU; more ranks than GPUs share).
 inline const std::string& cuda_unavailable() {
   static const std::string why = [] {
     int count = 0;
@@ -89,9 +103,21 @@ inline const std::string& cuda_unavailable() {
       return std::string("no usable CUDA device (") + cudaGetErrorName(e) + ": " +
              cudaGetErrorString(e) + ")";
     }
+    if (const cudaError_t set = cudaSetDevice(node_local_rank() % count); set != cudaSuccess) {
+      return std::string("CUDA device ") + std::to_string(node_local_rank() % count) +
+             " unusable (" + cudaGetErrorName(set) + ": " + cudaGetErrorString(set) + ")";
+    }
     return std::string();
   }();
   return why;
+}
+
+/// Makes this rank's device (cuda_unavailable) current on the calling thread.
+inline void use_cuda_device() {
+  int count = 0;
+  if (cuda_unavailable().empty() && cudaGetDeviceCount(&count) == cudaSuccess && count > 0) {
+    cuda_check(cudaSetDevice(node_local_rank() % count), "cudaSetDevice");
+  }
 }
 
 /// One wave: thread t runs record records[t] with the arrays `refs` and writes its reductions'
@@ -184,6 +210,7 @@ public:
 
   std::string unavailable() override { return cuda_unavailable(); }
   std::size_t free_bytes() override {
+    use_cuda_device();
     std::size_t free = 0, total = 0;
     return cudaMemGetInfo(&free, &total) == cudaSuccess ? free : 0;
   }
@@ -192,6 +219,7 @@ public:
   }
 
   DeviceRunSummary run(const DeviceExecution& ex) override {
+    use_cuda_device();
     static_assert(std::is_trivially_copyable_v<Record>, "device records are copied bytewise");
     std::vector<Record>& host = DatasetInternals::records(d_);
     RecordsRequest request;
