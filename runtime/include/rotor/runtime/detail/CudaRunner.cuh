@@ -235,10 +235,15 @@ public:
     ResidentRecords& records =
         resident_records(DatasetInternals::device_copy(d_), cuda_memory(), request, ex.schedule);
     const std::vector<std::int64_t> bounds = launch_bounds(records.waves(), !ex.fields.empty());
-    launch(ex, records, bounds, std::index_sequence_for<Arrays...>{},
-           std::index_sequence_for<Reductions...>{});
-    if (ex.writes_records) {
-      records.write_back(reinterpret_cast<char*>(host.data()), sizeof(Record));
+    try {
+      launch(ex, records, bounds, std::index_sequence_for<Arrays...>{},
+             std::index_sequence_for<Reductions...>{});
+      if (ex.writes_records) {
+        records.write_back(reinterpret_cast<char*>(host.data()), sizeof(Record));
+      }
+    } catch (...) {
+      records.drop(); // a failed launch may have left the device records half written
+      throw;
     }
     DeviceRunSummary summary;
     summary.waves = static_cast<int>(bounds.size()) - 1;
