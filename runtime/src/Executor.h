@@ -50,7 +50,9 @@ std::unique_ptr<Executor> make_gpu_executor();
 
 /// Whether the GPU executor runs this execution of the loop: a `device(gpu)` loop whose body was
 /// compiled for a GPU (runner.device()), a plan it runs (independent, one_d, rotation), one
-/// rank, a CUDA device and enough device memory (`array_bytes`: the bound arrays' bytes). When a
+/// rank or a loop that writes only reductions over a distributed dataset, a CUDA device (on every
+/// rank: collective when there are several) and enough device memory (`array_bytes`: the bound
+/// arrays' bytes). When a
 /// GPU-compiled device loop cannot, it says why once on stderr (`rotor: no CUDA device; device(gpu)
 /// loop at FILE:LINE runs on the CPU`).
 bool gpu_runs_loop(const codegen::LoopSpec& spec, SpaceAccess& space, const ExecutionInfo& info,

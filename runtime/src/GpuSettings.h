@@ -1,8 +1,10 @@
 #pragma once
 /// \file
 /// `--rotor-gpu-memory=BYTES` (environment: ROTOR_GPU_MEMORY): the device memory the GPU
-/// executor may use for one loop, in bytes, with an optional K, M or G suffix (powers of 1024).
-/// Default (0): the device's free memory less a margin (GpuExecutor.cpp). It is the limit of
+/// executor may use, in bytes, with an optional K, M or G suffix (powers of 1024): one loop's
+/// execution and the records other datasets keep resident (detail/DeviceResidency.h), which
+/// leave least recently used first. Default (0): the device's free memory plus what resident
+/// records hold, less a margin (GpuExecutor.cpp). It is the limit of
 /// gpu/MemoryPlan.h's plans; a loop whose records and arrays exceed it runs on the CPU workers
 /// with a note (the executor does not stream blocks yet: docs/user/gpu.md).
 

@@ -495,6 +495,8 @@ private:
   /// The runtime's record layouts for the parallel loops over this dataset (validated on reuse
   /// against the records' address, count and version_).
   detail::RuntimeCache layouts_;
+  /// The runtime's copy of the records in device memory (runtime/detail/DeviceResidency.h).
+  detail::RuntimeCache device_copy_;
 };
 
 } // namespace rotor

@@ -56,6 +56,10 @@ struct DatasetInternals {
   template <class R> static std::shared_ptr<void>& layouts(Dataset<R>& d) {
     return d.layouts_.state();
   }
+  /// The runtime's device copy of the records (runtime/detail/DeviceResidency.h).
+  template <class R> static std::shared_ptr<void>& device_copy(Dataset<R>& d) {
+    return d.device_copy_.state();
+  }
   /// The records' change counter (the runtime bumps it when it reorders or moves them).
   template <class R> static std::uint64_t& version(Dataset<R>& d) { return d.version_; }
   template <class R> static void set_distribution(Dataset<R>& d, Distribution dist) {
