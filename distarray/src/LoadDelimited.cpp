@@ -1,5 +1,6 @@
 // load_csv: delimited text (CSV, TSV, space-separated), read in parallel by byte ranges.
 #include "FieldStore.h"
+#include "KeyValueCounter.h"
 #include "MappedFile.h"
 #include "TextShard.h"
 #include "rotor/distarray/Loaders.h"
@@ -241,7 +242,7 @@ void globalise_names(const std::string& path, const CsvOptions& o, const RecordL
 
 std::uint64_t load_delimited_raw(const std::string& path, const CsvOptions& o,
                                  const RecordLayout& layout, RecordSink sink, CsvNames* names,
-                                 std::vector<KeyOrigin>* origins) {
+                                 std::vector<KeyOrigin>* origins, LoadedKeyCounts* counts) {
   const ColumnPlan plan = plan_columns(o, layout);
   const ValueRules rules{o.ids_non_negative, o.allow_nonfinite};
   Collective& c = collective();
@@ -265,6 +266,16 @@ std::uint64_t load_delimited_raw(const std::string& path, const CsvOptions& o,
       }
     }
   }
+  // integer fields read as numbers (named fields get their ids after the parse)
+  std::vector<FieldDesc> counted;
+  for (std::size_t i = 0; counts && i < layout.fields.size(); ++i) {
+    const int col = o.columns.empty() ? static_cast<int>(i) : o.columns[i];
+    if (is_integer_kind(layout.fields[i].kind) &&
+        plan.named[static_cast<std::size_t>(col)] == k_not_used) {
+      counted.push_back(layout.fields[i]);
+    }
+  }
+  KeyValueCounter counter(std::move(counted));
   [&] {
     if (const std::string why = file.unusable_reason(); !why.empty()) {
       error = LocalError{0, why};
@@ -328,6 +339,7 @@ std::uint64_t load_delimited_raw(const std::string& path, const CsvOptions& o,
         error = LocalError{shard.line(), why};
         return;
       }
+      counter.add(rec);
       for (KeyOrigin& k : largest) {
         const std::int64_t v = get_integer(rec, layout.fields[static_cast<std::size_t>(k.field)]);
         if (v > k.max) {
@@ -376,6 +388,9 @@ std::uint64_t load_delimited_raw(const std::string& path, const CsvOptions& o,
     globalise_names(path, o, layout, local, out, names);
   } else if (names) {
     names->names.clear();
+  }
+  if (counts) {
+    *counts = counter.finish();
   }
   out.finish();
   return static_cast<std::uint64_t>(place.first_record);

@@ -3,6 +3,7 @@
 #include "Arena.h"
 #include "BucketInPlace.h"
 #include "Comm.h"
+#include "LayoutKeys.h"
 #include "Pages.h"
 
 #include <algorithm>
@@ -69,42 +70,6 @@ private:
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
   double last_cpu_ = process_cpu_seconds();
 };
-
-/// Runs fn(begin, end, piece) over up to `pieces` contiguous parts of [0, n) (at least 64k
-/// records each) on the session's threads; returns how many parts it used.
-template <class Fn> std::size_t in_pieces(std::size_t n, int pieces, const Fn& fn) {
-  const std::size_t p =
-      std::clamp<std::size_t>(n >> 16, 1, static_cast<std::size_t>(std::max(pieces, 1)));
-  if (p == 1) {
-    fn(std::size_t{0}, n, std::size_t{0});
-  } else {
-    arena_run(p, [&](std::size_t k) { fn(n * k / p, n * (k + 1) / p, k); });
-  }
-  return p;
-}
-
-/// Transformed keys: the plan fields replaced by matrix * (plan fields) when skewed. The matrix
-/// is over all of the plan's fields, also where the base partitions fewer (one_d: the first).
-void transformed_keys(const LayoutRequest& req, SpaceAccess& space, std::size_t i,
-                      std::int64_t* out, std::int64_t* scratch) {
-  space.keys(i, out);
-  if (!req.matrix || req.matrix->empty()) {
-    return;
-  }
-  const auto& m = *req.matrix;
-  const std::vector<int>& fields = req.spec->fields;
-  const std::size_t f = fields.size();
-  for (std::size_t r = 0; r < f && r < m.size(); ++r) {
-    std::int64_t v = 0;
-    for (std::size_t c = 0; c < f && c < m[r].size(); ++c) {
-      v += m[r][c] * out[fields[c]];
-    }
-    scratch[r] = v;
-  }
-  for (std::size_t r = 0; r < f && r < m.size(); ++r) {
-    out[fields[r]] = scratch[r];
-  }
-}
 
 /// The order of records inside a cell for ordered loops: by the transformed plan fields (skewed
 /// plans), then by every key in declaration order. `a` and `b` are `nkeys` keys each; nothing
@@ -365,10 +330,11 @@ std::size_t copy_budget() {
 /// (a piece's rows of a bucket follow the earlier pieces'), and the copy goes back in parallel.
 /// Two sequential passes and a scatter into `buckets` streams per column, no per-row calls;
 /// holds one copy of the widest column, reused by every column (the caller checks
-/// copy_budget()). Returns the buckets' boundaries (buckets + 1).
+/// copy_budget()). Returns the buckets' boundaries (buckets + 1); `moved` tells whether any
+/// row moved (false: the rows were grouped already).
 std::vector<std::size_t> group_by_scatter(const std::vector<RowColumn>& columns,
                                           const std::uint16_t* bucket_of, std::size_t n,
-                                          int buckets, int threads) {
+                                          int buckets, int threads, bool& moved) {
   const auto nb = static_cast<std::size_t>(buckets);
   const auto pieces = std::clamp<std::size_t>(n >> 16, 1, static_cast<std::size_t>(threads));
   const auto piece_begin = [&](std::size_t p) { return n * p / pieces; };
@@ -394,6 +360,7 @@ std::vector<std::size_t> group_by_scatter(const std::vector<RowColumn>& columns,
     const std::size_t b = piece_begin(p);
     in_order = in_order && sorted[p] && (p == 0 || b == 0 || bucket_of[b - 1] <= bucket_of[b]);
   }
+  moved = !in_order;
   if (in_order) {
     return starts;
   }
@@ -783,105 +750,12 @@ const LoopLayout& store(LayoutCache& cache, const LayoutKey& key, LoopLayout lay
   if (std::uint64_t* version = space.version()) {
     layout.version = ++*version;
   }
+  space.drop_loaded_key_counts(); // they describe the records as loaded, no longer as they lie
   layout.data = space.record_data();
   layout.count = space.local_count();
   LoopLayout& slot = cache.layouts[key];
   slot = std::move(layout);
   return slot;
-}
-
-/// The keys of this rank's records as the layout reads them: kept in memory (transformed) where
-/// they are needed again (ordered or skewed loops), otherwise extracted from the records on
-/// every pass (peak memory ~ the records).
-class LayoutKeys {
-public:
-  LayoutKeys(const LayoutRequest& req, SpaceAccess& space)
-      : req_(req), space_(space), nkeys_(space.key_count()),
-        keep_(req.ordered || (req.matrix && !req.matrix->empty())),
-        scratch_(req.spec->fields.size() + 1) {
-    reload();
-  }
-  bool kept() const { return keep_; }
-  int count() const { return nkeys_; }
-  /// Reads the keys again (the records moved).
-  void reload() {
-    const std::size_t n = space_.local_count();
-    keys_.assign(keep_ ? n * static_cast<std::size_t>(nkeys_) : 0, 0);
-    for (std::size_t i = 0; keep_ && i < n; ++i) {
-      transformed_keys(req_, space_, i, keys_.data() + i * nkeys_, scratch_.data());
-    }
-  }
-  /// All keys of local record i: a pointer into the kept keys, or `buffer` (count() + 1 values)
-  /// filled from the record. Safe from several threads with their own buffers.
-  const std::int64_t* read(std::size_t i, std::int64_t* buffer) const {
-    if (keep_) {
-      return keys_.data() + i * static_cast<std::size_t>(nkeys_);
-    }
-    space_.keys(i, buffer);
-    return buffer;
-  }
-  std::vector<std::int64_t>& kept_keys() { return keys_; }
-  void release() { keys_ = std::vector<std::int64_t>(); }
-
-private:
-  const LayoutRequest& req_;
-  SpaceAccess& space_;
-  const int nkeys_;
-  const bool keep_;
-  std::vector<std::int64_t> keys_, scratch_;
-};
-
-/// Each field's key range over all ranks (`global`): lo[j]..hi[j], lo > hi when there are no
-/// records. One pass over the records, on the session's threads.
-struct KeyRanges {
-  std::vector<std::int64_t> lo, hi;
-};
-
-KeyRanges key_ranges(const LayoutRequest& req, const LayoutKeys& keys, std::size_t n, bool global) {
-  const std::size_t f = req.field_keys.size();
-  const auto pieces = static_cast<std::size_t>(std::max(req.threads, 1));
-  std::vector<KeyRanges> part(pieces, KeyRanges{std::vector<std::int64_t>(f, INT64_MAX),
-                                                std::vector<std::int64_t>(f, INT64_MIN)});
-  in_pieces(n, req.threads, [&](std::size_t begin, std::size_t end, std::size_t p) {
-    std::vector<std::int64_t> buffer(static_cast<std::size_t>(keys.count()) + 1);
-    KeyRanges& r = part[p];
-    for (std::size_t i = begin; i < end; ++i) {
-      const std::int64_t* k = keys.read(i, buffer.data());
-      for (std::size_t j = 0; j < f; ++j) {
-        r.lo[j] = std::min(r.lo[j], k[req.field_keys[j]]);
-        r.hi[j] = std::max(r.hi[j], k[req.field_keys[j]]);
-      }
-    }
-  });
-  for (std::size_t p = 1; p < pieces; ++p) {
-    for (std::size_t j = 0; j < f; ++j) {
-      part[0].lo[j] = std::min(part[0].lo[j], part[p].lo[j]);
-      part[0].hi[j] = std::max(part[0].hi[j], part[p].hi[j]);
-    }
-  }
-  if (global && f > 0) {
-    comm().allreduce_min(part[0].lo.data(), f);
-    comm().allreduce_max(part[0].hi.data(), f);
-  }
-  return part[0];
-}
-
-/// Histograms have at most this many bins a field (1 MiB a thread): a key range wider than that
-/// is counted in bins of 2^shift values (Schedule::bin_shift), so that the histogram and the
-/// table of each value's tile stay in the cache while the records stream past.
-constexpr std::int64_t k_bins = std::int64_t{1} << 17;
-
-int bin_shift(std::int64_t range) {
-  int shift = 0;
-  while (((range + (std::int64_t{1} << shift) - 1) >> shift) > k_bins) {
-    ++shift;
-  }
-  return shift;
-}
-
-std::size_t bins(std::int64_t range, int shift) {
-  return range <= 0 ? 0
-                    : static_cast<std::size_t>((range + (std::int64_t{1} << shift) - 1) >> shift);
 }
 
 /// Tiles per block of each field (Schedule::tiles): `req.blocks` per field when given (rounded
@@ -930,56 +804,16 @@ void choose_tiles(const LayoutRequest& req, const std::vector<std::int64_t>& ran
   }
 }
 
-/// Record counts per bin of every field (bins of 2^s.bin_shift[j] key values), summed over
-/// ranks (`global`); one pass over the records on the session's threads, a histogram per thread.
-std::vector<std::vector<std::int64_t>> histograms(const LayoutRequest& req, const LayoutKeys& keys,
-                                                  std::size_t n, const KeyRanges& r,
-                                                  const Schedule& s, bool global) {
-  const std::size_t f = req.field_keys.size();
-  std::vector<std::size_t> size(f, 0);
-  for (std::size_t j = 0; j < f; ++j) {
-    size[j] = bins(r.hi[j] - r.lo[j] + 1, s.bin_shift[j]);
-  }
-  std::vector<std::vector<std::vector<std::int64_t>>> part(
-      static_cast<std::size_t>(std::max(req.threads, 1)));
-  const std::size_t used =
-      in_pieces(n, req.threads, [&](std::size_t begin, std::size_t end, std::size_t p) {
-        std::vector<std::vector<std::int64_t>>& h = part[p];
-        for (std::size_t j = 0; j < f; ++j) {
-          h.emplace_back(size[j], 0);
-        }
-        std::vector<std::int64_t> buffer(static_cast<std::size_t>(keys.count()) + 1);
-        for (std::size_t i = begin; i < end; ++i) {
-          const std::int64_t* k = keys.read(i, buffer.data());
-          for (std::size_t j = 0; j < f; ++j) {
-            ++h[j][static_cast<std::size_t>((k[req.field_keys[j]] - r.lo[j]) >> s.bin_shift[j])];
-          }
-        }
-      });
-  std::vector<std::vector<std::int64_t>> total = std::move(part[0]);
-  total.resize(f);
-  for (std::size_t j = 0; j < f; ++j) {
-    total[j].resize(size[j], 0);
-    for (std::size_t p = 1; p < used; ++p) {
-      for (std::size_t v = 0; v < size[j]; ++v) {
-        total[j][v] += part[p][j][v];
-      }
-    }
-    if (global && size[j] > 0) {
-      comm().allreduce_sum(total[j].data(), size[j]);
-    }
-  }
-  return total;
-}
-
 /// Step 1: block boundaries per field, balanced by record counts (global histograms over all
 /// ranks when `global`), cut into tiles (choose_tiles) balanced the same way: the blocks are
 /// every tiles[j]-th tile boundary. Boundaries fall on bin boundaries (exact below 2^17 values).
 void balance_blocks(const LayoutRequest& req, const LayoutKeys& keys, std::size_t n, bool global,
                     Schedule& s, PhaseClock& clock) {
   const int f = static_cast<int>(req.field_keys.size());
+  // from the loader's counts of this rank's records where it left them (LoadedKeyCounts.h)
+  const bool counted = f > 0 && !keys.loaded_counts().empty();
   KeyRanges r = key_ranges(req, keys, n, global);
-  clock.mark("ranges");
+  clock.mark(counted ? "ranges from the load" : "ranges");
   std::vector<std::int64_t> range(static_cast<std::size_t>(f));
   for (int j = 0; j < f; ++j) {
     if (r.lo[j] > r.hi[j]) {
@@ -991,7 +825,7 @@ void balance_blocks(const LayoutRequest& req, const LayoutKeys& keys, std::size_
   }
   choose_tiles(req, range, s);
   const std::vector<std::vector<std::int64_t>> hist = histograms(req, keys, n, r, s, global);
-  clock.mark("histograms");
+  clock.mark(counted ? "histograms from the load" : "histograms");
   for (int j = 0; j < f; ++j) {
     s.key_min[j] = r.lo[j];
     Boundaries parts = balanced_boundaries(hist[j], s.blocks[j] * s.tiles[j]);
@@ -1037,7 +871,8 @@ RankShare rank_share(std::size_t n, bool global) {
 /// The bucket of a local record: its cell times the tiles per cell plus its tile (the part of
 /// each field, folded as Schedule::cell_of folds blocks, for any number of fields); without
 /// fields, the cell of the record's share of the dataset's order. Computed once per record on
-/// the session's threads into 16 bits a record (update() after the records moved).
+/// the session's threads, a block of keys at a time, into 16 bits a record (update() after the
+/// records moved).
 class RecordBuckets {
 public:
   RecordBuckets(const LayoutRequest& req, const Schedule& s, const LayoutKeys& keys,
@@ -1045,14 +880,17 @@ public:
       : req_(req), s_(s), keys_(keys), share_(share), per_cell_(s.tiles_per_cell()),
         tables_(s.tile_bounds.size()) {
     for (std::size_t j = 0; j < tables_.size(); ++j) {
-      // the part of every bin (boundaries fall on bins; parts number below 2^16)
+      // every bin's block (high 16 bits) and tile inside the block (low 16 bits); boundaries
+      // fall on bins, parts number below 2^16
       const std::vector<std::int64_t>& starts = s.tile_bounds[j].starts;
       const int shift = s.bin_shift[j];
+      const auto tiles = static_cast<std::uint32_t>(s.tiles[j]);
       tables_[j].resize(bins(s.tile_bounds[j].extent(), shift));
       for (std::size_t b = 0; b + 1 < starts.size(); ++b) {
+        const auto part = static_cast<std::uint32_t>(b);
         std::fill(tables_[j].begin() + static_cast<std::ptrdiff_t>(bins(starts[b], shift)),
                   tables_[j].begin() + static_cast<std::ptrdiff_t>(bins(starts[b + 1], shift)),
-                  static_cast<std::uint16_t>(b));
+                  (part / tiles) << 16 | part % tiles);
       }
     }
     update(space);
@@ -1065,9 +903,11 @@ public:
     }
     ids_.resize(space.local_count());
     in_pieces(ids_.size(), req_.threads, [&](std::size_t begin, std::size_t end, std::size_t) {
-      std::vector<std::int64_t> buffer(static_cast<std::size_t>(keys_.count()) + 1);
-      for (std::size_t i = begin; i < end; ++i) {
-        ids_[i] = static_cast<std::uint16_t>(compute(i, buffer.data()));
+      std::vector<std::int64_t> keys(k_key_block);
+      std::vector<std::uint32_t> cell(k_key_block), tile(k_key_block);
+      for (std::size_t b = begin; b < end; b += k_key_block) {
+        const std::size_t e = std::min(end, b + k_key_block);
+        compute_block(b, e, keys.data(), cell.data(), tile.data());
       }
     });
   }
@@ -1076,6 +916,9 @@ public:
   const std::vector<std::uint16_t>* ids(std::size_t n) const {
     return ids_.size() == n ? &ids_ : nullptr;
   }
+  /// Hands over the buckets computed ahead (in the records' order before they were grouped:
+  /// the records' origin codes, detail::expand_origin_codes); ids() is null afterwards.
+  std::vector<std::uint16_t> take_ids() { return std::move(ids_); }
   int bucket(std::size_t i) const {
     if (!ids_.empty()) {
       return ids_[i];
@@ -1088,19 +931,64 @@ public:
   int rank(std::size_t i) const { return s_.rank_of_worker(s_.cell_worker[cell(i)]); }
 
 private:
+  int share_cell(std::size_t i) const {
+    return static_cast<int>((i + share_.offset) * static_cast<std::uint64_t>(req_.workers) /
+                            std::max<std::uint64_t>(share_.total, 1));
+  }
+
+  /// Buckets of records [b, e) into ids_ (at most k_key_block; `keys`, `cell`, `tile` are
+  /// scratch of that size). A key outside the range the tables cover is an internal error
+  /// (the ranges came from these records, or from the loader's counts of them).
+  void compute_block(std::size_t b, std::size_t e, std::int64_t* keys, std::uint32_t* cell,
+                     std::uint32_t* tile) {
+    const std::size_t m = e - b;
+    const int f = s_.fields();
+    if (f == 0) {
+      for (std::size_t i = b; i < e; ++i) {
+        ids_[i] = static_cast<std::uint16_t>(share_cell(i));
+      }
+      return;
+    }
+    std::fill(cell, cell + m, 0u);
+    std::fill(tile, tile + m, 0u);
+    bool outside = false;
+    for (int j = 0; j < f; ++j) {
+      keys_.block(req_.field_keys[j], b, e, keys);
+      const std::uint32_t* table = tables_[j].data();
+      const std::uint64_t size = tables_[j].size();
+      const std::int64_t lo = s_.key_min[j];
+      const int shift = s_.bin_shift[j];
+      const auto blocks = static_cast<std::uint32_t>(s_.blocks[j]);
+      const auto tiles = static_cast<std::uint32_t>(s_.tiles[j]);
+      for (std::size_t i = 0; i < m; ++i) {
+        const auto bin = static_cast<std::uint64_t>((keys[i] - lo) >> shift);
+        outside = outside || bin >= size;
+        const std::uint32_t part = table[bin < size ? bin : 0];
+        cell[i] = cell[i] * blocks + (part >> 16);
+        tile[i] = tile[i] * tiles + (part & 0xffffu);
+      }
+    }
+    if (outside) {
+      throw std::logic_error("rotor: internal: a record's key lies outside the layout's key range");
+    }
+    const auto per_cell = static_cast<std::uint32_t>(per_cell_);
+    for (std::size_t i = 0; i < m; ++i) {
+      ids_[b + i] = static_cast<std::uint16_t>(cell[i] * per_cell + tile[i]);
+    }
+  }
+
   int compute(std::size_t i, std::int64_t* buffer) const {
     const int f = s_.fields();
     if (f == 0) {
-      return static_cast<int>((i + share_.offset) * static_cast<std::uint64_t>(req_.workers) /
-                              std::max<std::uint64_t>(share_.total, 1));
+      return share_cell(i);
     }
     const std::int64_t* k = keys_.read(i, buffer);
     int cell = 0, tile = 0;
     for (int j = 0; j < f; ++j) {
       const std::int64_t bin = (k[req_.field_keys[j]] - s_.key_min[j]) >> s_.bin_shift[j];
-      const int part = tables_[j][static_cast<std::size_t>(bin)];
-      cell = cell * s_.blocks[j] + part / s_.tiles[j];
-      tile = tile * s_.tiles[j] + part % s_.tiles[j];
+      const std::uint32_t part = tables_[j][static_cast<std::size_t>(bin)];
+      cell = cell * s_.blocks[j] + static_cast<int>(part >> 16);
+      tile = tile * s_.tiles[j] + static_cast<int>(part & 0xffffu);
     }
     return cell * per_cell_ + tile;
   }
@@ -1110,7 +998,7 @@ private:
   const LayoutKeys& keys_;
   RankShare share_;
   const int per_cell_;
-  std::vector<std::vector<std::uint16_t>> tables_;
+  std::vector<std::vector<std::uint32_t>> tables_;
   std::vector<std::uint16_t> ids_;
 };
 
@@ -1147,8 +1035,7 @@ bool move_records(SpaceAccess& space, LayoutKeys& keys, RecordBuckets& buckets, 
 /// (records keep their relative order inside a tile: the locality of the input's order
 /// survives); ordered loops: by keys inside a cell. Sets the layout's segments and tiles.
 void group_by_cell(const LayoutRequest& req, SpaceAccess& space, LayoutKeys& keys,
-                   const RecordBuckets& buckets, bool track, LoopLayout& layout,
-                   PhaseClock& clock) {
+                   RecordBuckets& buckets, bool track, LoopLayout& layout, PhaseClock& clock) {
   const Schedule& s = layout.schedule;
   const std::size_t n = space.local_count();
   const bool shares = req.ranks > 1 && s.fields() == 0;
@@ -1165,9 +1052,16 @@ void group_by_cell(const LayoutRequest& req, SpaceAccess& space, LayoutKeys& key
   const std::vector<std::uint16_t>* bucket_ids = buckets.ids(n);
   if (!req.ordered && !shares && bucket_ids != nullptr &&
       n * std::max<std::size_t>(space.record_bytes(), 8) <= copy_budget()) {
-    // by cell and tile at once, on the session's threads
-    starts = group_by_scatter(record_columns(space, track), bucket_ids->data(), n,
-                              s.cells * per_cell, req.threads);
+    // by cell and tile at once, on the session's threads. Records still in the dataset's order
+    // on one rank keep their buckets as origin codes (the grouping is stable: the codes give
+    // every record's position back) instead of a position column grouped with them
+    const bool codes = track && req.ranks == 1 && !space.has_origin();
+    bool moved = false;
+    starts = group_by_scatter(record_columns(space, track && !codes), bucket_ids->data(), n,
+                              s.cells * per_cell, req.threads, moved);
+    if (codes && moved) {
+      space.set_origin_codes(buckets.take_ids());
+    }
   } else if (!req.ordered) {
     starts = group_in_place(space, s.cells * per_cell, local_bucket, track);
   } else {

@@ -36,6 +36,7 @@
 #include "rotor/distarray/MemoryLimit.h"
 #include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/detail/CounterRng.h"
+#include "rotor/distarray/detail/LoadedKeyCounts.h"
 #include "rotor/distarray/detail/RecordFields.h"
 #include "rotor/distarray/detail/RuntimeCache.h"
 
@@ -120,11 +121,17 @@ public:
   }
   /// A distributed dataset: this rank's share `records`, whose first record has global id
   /// `first_id` (loaders call this; every rank calls it).
-  /// `origins` (optional) say where the largest value of each key field was read (loaders).
+  /// `origins` (optional) say where the largest value of each key field was read (loaders);
+  /// `counts` (optional) the records per value of its integer fields (loaders, LoadedKeyCounts.h).
   static Dataset distributed(std::vector<Record> records, std::uint64_t first_id,
-                             std::vector<detail::KeyOrigin> origins = {}) {
+                             std::vector<detail::KeyOrigin> origins = {},
+                             detail::LoadedKeyCounts counts = {}) {
     Dataset d;
     d.key_origins_ = std::move(origins);
+    if (counts.records == records.size()) {
+      d.loaded_counts_ = std::move(counts);
+      d.loaded_counts_.version = d.version_;
+    }
     d.records_ = std::move(records);
     d.distribution_ = Distribution::distributed;
     d.home_ = Distribution::distributed;
@@ -492,6 +499,9 @@ private:
   int scattered_line_ = 0;
   /// Per key field of a loaded dataset: its largest value and where it was read (or empty).
   std::vector<detail::KeyOrigin> key_origins_;
+  /// What the loader counted of this rank's records (detail::LoadedKeyCounts), as of version_
+  /// loaded_counts_.version: stale once the counter moved on.
+  detail::LoadedKeyCounts loaded_counts_;
   /// The runtime's record layouts for the parallel loops over this dataset (validated on reuse
   /// against the records' address, count and version_).
   detail::RuntimeCache layouts_;

@@ -65,9 +65,11 @@ Dataset<Record> load_csv(const std::string& path, const CsvOptions& options = {}
   std::vector<Record> records;
   const detail::RecordLayout layout{detail::describe_fields<Record>(), sizeof(Record)};
   std::vector<detail::KeyOrigin> origins;
-  const std::uint64_t first =
-      detail::load_delimited_raw(path, options, layout, detail::sink_for(records), names, &origins);
-  return Dataset<Record>::distributed(std::move(records), first, std::move(origins));
+  detail::LoadedKeyCounts counts;
+  const std::uint64_t first = detail::load_delimited_raw(
+      path, options, layout, detail::sink_for(records), names, &origins, &counts);
+  return Dataset<Record>::distributed(std::move(records), first, std::move(origins),
+                                      std::move(counts));
 }
 
 /// What a UCI bag-of-words header says.

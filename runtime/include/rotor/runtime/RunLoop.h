@@ -60,6 +60,12 @@ template <class T, class Op> struct ReductionTraits<Accumulator<T, Op>> {
 
 // -- spaces -----------------------------------------------------------------------------------
 
+/// True when Keys reads record members (codegen::KeyList: `members`, a tuple of pointers).
+template <class Keys, class = void> struct KeysAreMembers : std::false_type {};
+template <class Keys>
+struct KeysAreMembers<Keys, std::void_t<decltype(std::declval<const Keys&>().members)>>
+    : std::true_type {};
+
 template <class Record, class Keys> class DatasetAccess final : public SpaceAccess {
 public:
   DatasetAccess(Dataset<Record>& d, const Keys& keys) : d_(d), keys_(keys) {}
@@ -83,6 +89,23 @@ public:
     }
     return true;
   }
+  void key_block(int key, std::size_t begin, std::size_t end, std::int64_t* out) const override {
+    const Record* recs = records().data();
+    std::int64_t k[Keys::size + 1];
+    for (std::size_t i = begin; i < end; ++i) {
+      keys_.extract(recs[i], k);
+      out[i - begin] = k[key];
+    }
+  }
+  const std::vector<std::uint32_t>* loaded_key_counts(int key) const override {
+    if constexpr (KeysAreMembers<Keys>::value) {
+      return DatasetInternals::loaded_key_counts(d_, key_offset(key));
+    } else {
+      static_cast<void>(key);
+      return nullptr; // keys computed otherwise (an inspector's iterations): never loaded
+    }
+  }
+  void drop_loaded_key_counts() override { DatasetInternals::drop_loaded_key_counts(d_); }
   std::size_t record_bytes() const override { return sizeof(Record); }
   char* record_data() override { return reinterpret_cast<char*>(records().data()); }
   std::vector<std::uint64_t>& ids() override { return DatasetInternals::ids(d_); }
@@ -133,6 +156,22 @@ public:
 
 private:
   std::vector<Record>& records() const { return DatasetInternals::records(d_); }
+  /// Byte offset in Record of the member key `key` reads (KeysAreMembers<Keys> only).
+  std::uint32_t key_offset(int key) const {
+    const Record probe{};
+    const char* base = reinterpret_cast<const char*>(&probe);
+    std::uint32_t offset = 0;
+    int at = 0;
+    std::apply(
+        [&](auto... m) {
+          ((at++ == key ? offset = static_cast<std::uint32_t>(
+                              reinterpret_cast<const char*>(&(probe.*m)) - base)
+                        : offset),
+           ...);
+        },
+        keys_.members);
+    return offset;
+  }
   Dataset<Record>& d_;
   Keys keys_;
 };

@@ -60,6 +60,21 @@ struct DatasetInternals {
   template <class R> static std::shared_ptr<void>& device_copy(Dataset<R>& d) {
     return d.device_copy_.state();
   }
+  /// The loader's counts of the integer field at byte `offset` of this rank's records (entry v:
+  /// records whose field is v), while the records are the ones it counted; else null.
+  template <class R>
+  static const std::vector<std::uint32_t>* loaded_key_counts(const Dataset<R>& d,
+                                                             std::uint32_t offset) {
+    const LoadedKeyCounts& c = d.loaded_counts_;
+    if (c.version != d.version_ || c.records != d.records_.size()) {
+      return nullptr;
+    }
+    return c.of(offset);
+  }
+  /// Frees the loader's counts (the records moved: they no longer describe them).
+  template <class R> static void drop_loaded_key_counts(Dataset<R>& d) {
+    d.loaded_counts_ = LoadedKeyCounts();
+  }
   /// The records' change counter (the runtime bumps it when it reorders or moves them).
   template <class R> static std::uint64_t& version(Dataset<R>& d) { return d.version_; }
   template <class R> static void set_distribution(Dataset<R>& d, Distribution dist) {

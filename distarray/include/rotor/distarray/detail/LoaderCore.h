@@ -5,6 +5,7 @@
 /// byte offset), so the parsers live in .cpp files and the templates in Loaders.h only adapt.
 
 #include "rotor/distarray/MemoryLimit.h"
+#include "rotor/distarray/detail/LoadedKeyCounts.h"
 #include "rotor/distarray/detail/RecordFields.h"
 
 #include <cstddef>
@@ -90,10 +91,12 @@ std::string human_bytes(double bytes);
 
 /// Parses this rank's share; returns the global id of its first record. Collective. `origins`
 /// (optional) receives, per integer field read as a number, its largest value over all ranks and
-/// the FILE:LINE of its first occurrence (the same on every rank).
+/// the FILE:LINE of its first occurrence (the same on every rank); `counts` (optional) this
+/// rank's records per value of those fields (LoadedKeyCounts.h), counted while parsing.
 std::uint64_t load_delimited_raw(const std::string& path, const CsvOptions& options,
                                  const RecordLayout& layout, RecordSink sink, CsvNames* names,
-                                 std::vector<KeyOrigin>* origins = nullptr);
+                                 std::vector<KeyOrigin>* origins = nullptr,
+                                 LoadedKeyCounts* counts = nullptr);
 std::uint64_t load_uci_bow_raw(const std::string& path, const RecordLayout& layout, RecordSink sink,
                                BagOfWordsInfo* info);
 /// Binary cache. `layout_tag` identifies the record type (field kinds and offsets).

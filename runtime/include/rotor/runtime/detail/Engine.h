@@ -80,6 +80,22 @@ public:
     }
     return true;
   }
+  /// Key `key` of local records [begin, end) into out[0, end - begin): the layout's passes read
+  /// keys a block at a time (one call per block, not one per record; overridden with an inlined
+  /// loop).
+  virtual void key_block(int key, std::size_t begin, std::size_t end, std::int64_t* out) const {
+    std::vector<std::int64_t> k(static_cast<std::size_t>(key_count()) + 1);
+    for (std::size_t i = begin; i < end; ++i) {
+      keys(i, k.data());
+      out[i - begin] = k[static_cast<std::size_t>(key)];
+    }
+  }
+  /// Local records per value of key `key` (entry v: records whose key is v), as the loader
+  /// counted them while it parsed this rank's records; null unless the records are still the
+  /// ones it counted (Dataset's version unchanged) and it could count this key.
+  virtual const std::vector<std::uint32_t>* loaded_key_counts(int /*key*/) const { return nullptr; }
+  /// Frees the loader's counts (a layout moved the records: they no longer describe them).
+  virtual void drop_loaded_key_counts() {}
   virtual std::size_t record_bytes() const { return 0; }
   virtual char* record_data() { return nullptr; }
   /// Record ids (empty when not kept).
