@@ -168,6 +168,9 @@ void put_back_records(DatasetEntry& d, SpaceAccess& space) {
   d.pending_ids.clear();
   d.pending_records.clear();
   d.has_pending = false;
+  if (std::uint64_t* version = space.version()) {
+    ++*version; // the records changed: layouts check their keys, the loader's counts no longer hold
+  }
 }
 
 // ---- writing -------------------------------------------------------------------------------
