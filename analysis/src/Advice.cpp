@@ -131,6 +131,8 @@ std::string escape_kind_words(const Escape& e) {
     return "control flow out of the loop body";
   case Escape::Kind::compiler_dependent:
     return "code that depends on the compiler";
+  case Escape::Kind::plain_container:
+    return "a plain container Rotor cannot use as a parameter array";
   }
   return "an escape";
 }
@@ -164,6 +166,9 @@ std::string escape_fix(const Escape& e) {
   case Escape::Kind::compiler_dependent:
     return "move the compiler-specific code out of the loop and the helpers it calls (rotor-cc "
            "analyses the file as Clang sees it, the host compiler may compile the other branch)";
+  case Escape::Kind::plain_container:
+    return "index the container by the records' keys only (docs/design/containers.md), or make it "
+           "a rotor::DistArray";
   }
   return "remove the escape";
 }

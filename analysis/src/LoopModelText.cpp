@@ -349,10 +349,12 @@ private:
       e.kind = Escape::Kind::control_flow;
     } else if (k == "compiler_dependent") {
       e.kind = Escape::Kind::compiler_dependent;
+    } else if (k == "plain_container") {
+      e.kind = Escape::Kind::plain_container;
     } else {
       fail("unknown escape kind '" + k +
-           "' (expected outside_write, pointer_taken, unknown_call, control_flow or "
-           "compiler_dependent)");
+           "' (expected outside_write, pointer_taken, unknown_call, control_flow, "
+           "compiler_dependent or plain_container)");
     }
     for (std::size_t i = 2; i < w.size(); ++i) {
       e.what += (i > 2 ? " " : "") + w[i];
@@ -452,8 +454,8 @@ std::string loop_model_to_text(const LoopModel& model) {
   for (const Reduction& r : model.reductions) {
     out << "reduction " << r.name << " " << r.op << loc_text(r.loc) << "\n";
   }
-  static const char* kinds[] = {"outside_write", "pointer_taken", "unknown_call", "control_flow",
-                                "compiler_dependent"};
+  static const char* kinds[] = {"outside_write", "pointer_taken",      "unknown_call",
+                                "control_flow",  "compiler_dependent", "plain_container"};
   for (const Escape& e : model.escapes) {
     out << "escape " << kinds[static_cast<int>(e.kind)] << loc_text(e.loc)
         << (e.what.empty() ? "" : " \"" + e.what + "\"") << "\n";

@@ -83,6 +83,9 @@ std::string escape_words(const Escape& escape) {
   case Escape::Kind::compiler_dependent:
     kind = "code that depends on the compiler";
     break;
+  case Escape::Kind::plain_container:
+    kind = "a plain container Rotor cannot use as a parameter array";
+    break;
   }
   std::string where = loc_string(escape.loc);
   // A bare name is quoted; a sentence (the frontend's, with its own quotes) is parenthesised.

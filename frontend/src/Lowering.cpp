@@ -821,6 +821,9 @@ void LoopLowering::on_this(const CXXThisExpr* te, Frame& f) {
       me != nullptr && range_field_ != nullptr && me->getMemberDecl() == range_field_) {
     return; // the member vector the loop runs over: on_range_member_use decides
   }
+  if (calls_analysed_method(te, f)) {
+    return; // the method's own accesses to members are analysed (and reported) in its body
+  }
   std::string name = t.decl != nullptr ? t.decl->getNameAsString() : "*this";
   if (t.decl == nullptr) {
     if (const auto* me = dyn_cast_or_null<MemberExpr>(f.parents->getParent(te))) {
@@ -1418,8 +1421,7 @@ void LoopLowering::settle_buffered() {
       m.buffered.push_back(b);
     } else {
       diags_.push_back(
-          make_diagnostic(sm_, pragma_.hash, Severity::warning,
-                          "buffered(" + b + "): the loop uses no array named '" + b + "'", file_));
+          make_diagnostic(sm_, pragma_.hash, Severity::warning, unbuffered_name_message(b), file_));
     }
   }
 }

@@ -10,6 +10,7 @@
 #include "rotor/analysis/Format.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace rotor::frontend::lowering {
 
@@ -506,6 +507,42 @@ bool may_name_another(const ValueDecl* d) {
 
 } // namespace
 
+/// The warning for `buffered(name)` when the loop uses no array of that name: what `name` is when
+/// the loop names a variable or member of that name (a std::map, a scalar), else that it names
+/// none.
+std::string LoopLowering::unbuffered_name_message(const std::string& name) const {
+  const std::string head = "buffered(" + name + "): ";
+  QualType type;
+  std::function<void(const Stmt*)> find = [&](const Stmt* s) {
+    if (s == nullptr || !type.isNull()) {
+      return;
+    }
+    const ValueDecl* d = nullptr;
+    if (const auto* dre = dyn_cast<DeclRefExpr>(s)) {
+      d = dre->getDecl();
+    } else if (const auto* me = dyn_cast<MemberExpr>(s)) {
+      d = dyn_cast<FieldDecl>(me->getMemberDecl());
+    }
+    if (d != nullptr && (isa<VarDecl>(d) || isa<FieldDecl>(d)) && d->getNameAsString() == name &&
+        !inside_loop(d->getLocation())) {
+      type = d->getType();
+      return;
+    }
+    for (const Stmt* c : s->children()) {
+      find(c);
+    }
+  };
+  find(loop_.body);
+  if (type.isNull()) {
+    return head + "the loop uses no array named '" + name + "'";
+  }
+  const std::string spelled =
+      type.getNonReferenceType().getUnqualifiedType().getAsString(ctx_.getPrintingPolicy());
+  return head + "'" + name + "' is a " + spelled +
+         ", not an array Rotor can buffer (buffered(...) takes rotor::DistArrays); the clause is "
+         "ignored";
+}
+
 /// A container the loop only reads is not bound (its reads are outside reads), so the runtime
 /// cannot see that it is the memory of a written one (`f(W, W)` with `const std::vector<float>&
 /// X` read and `W` written). Where either may be a reference and the element types match, the
@@ -562,13 +599,14 @@ void LoopLowering::settle_containers() {
           : tables_.count(name) ? "t[row][k], t[row].size() and t.size() in the loop body itself"
                                 : "subscripts v[key * stride + j] (0 <= j < stride) and size() in "
                                   "the loop";
-      escape(analysis::Escape::Kind::outside_write, misuse->second.first, misuse->second.second,
+      escape(analysis::Escape::Kind::plain_container, misuse->second.first, misuse->second.second,
              "use '" + name + "' only through " + shapes + ", or make it a rotor::DistArray");
     }
     if (std::find(m.buffered.begin(), m.buffered.end(), name) != m.buffered.end()) {
-      escape(analysis::Escape::Kind::outside_write,
-             "buffered(" + name + "): '" + name + "' is a plain container", pragma_.hash,
-             "buffered(...) needs a rotor::DistArray");
+      escape(analysis::Escape::Kind::plain_container,
+             "buffered(" + name + "): '" + name +
+                 "' is a plain container, and buffered(...) takes rotor::DistArrays only",
+             pragma_.hash, "make '" + name + "' a rotor::DistArray to buffer its updates");
     }
     const auto stride = row_strides_.find(name);
     std::string view;

@@ -473,6 +473,33 @@ bool LoopLowering::blocks_rotor_call(const CallExpr* call, const FunctionDecl* f
   return false;
 }
 
+/// `this->m(...)` (or `m(...)`) calling a non-virtual member function whose body the lowering
+/// analyses with `this` bound (check_call, on_call) and that returns no non-const reference or
+/// pointer: the call is no write to `*this` itself; the method's writes to members are found,
+/// and reported by their own names, in its body (finding F3: `predict(u, i)`, which writes
+/// nothing, was reported as "'predict' is declared outside the loop and written in it").
+bool LoopLowering::calls_analysed_method(const CXXThisExpr* te, Frame& f) const {
+  const Stmt* p = f.parents->getParent(te);
+  while (p != nullptr && isa<ImplicitCastExpr, ParenExpr>(p)) {
+    p = f.parents->getParent(p);
+  }
+  const auto* me = dyn_cast_or_null<MemberExpr>(p);
+  const auto* md = me != nullptr ? dyn_cast<CXXMethodDecl>(me->getMemberDecl()) : nullptr;
+  const auto* call =
+      me != nullptr ? dyn_cast_or_null<CXXMemberCallExpr>(f.parents->getParent(me)) : nullptr;
+  if (md == nullptr || call == nullptr || call->getCallee()->IgnoreParens() != me ||
+      md->isVirtual() || is_rotor_decl(md)) {
+    return false;
+  }
+  const QualType result = md->getReturnType();
+  if ((result->isReferenceType() || result->isPointerType()) &&
+      !result->getPointeeType().isConstQualified()) {
+    return false;
+  }
+  const FunctionDecl* def = nullptr;
+  return md->hasBody(def) && def != nullptr && analysable_callee(def);
+}
+
 bool LoopLowering::check_call(const CallExpr* call, const FunctionDecl* fd, Frame& f,
                               bool& analyse) {
   analyse = false;

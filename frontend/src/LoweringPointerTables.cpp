@@ -270,7 +270,7 @@ std::string LoopLowering::pointer_table_view(const std::string& name,
   PointerTable& table = pointer_tables_[name];
   const std::string kind = table.depth == 1 ? "a T* table" : "a T** table";
   const auto unbounded = [&](const std::string& why, SourceLocation at) {
-    escape(analysis::Escape::Kind::outside_write,
+    escape(analysis::Escape::Kind::plain_container,
            "the extent of '" + name + "' (" + kind + ") cannot be bounded: " + why, at,
            "index it as p[key * K + j] / t[key][j] inside 'for (int j = 0; j < K; ++j)' in every "
            "iteration, or make it a rotor::DistArray or std::vector");

@@ -227,6 +227,7 @@ private:
   void note_record_alias(const DeclRefExpr* dre, Frame& f);
   void settle_outer_references();
   void on_this(const CXXThisExpr* te, Frame& f);
+  bool calls_analysed_method(const CXXThisExpr* te, Frame& f) const;
   void on_outer_use(const DeclRefExpr* dre, const Target& t, Frame& f);
   void on_array_use(const Expr* use, const Target& t, Frame& f);
   bool name_row_access(const MemberExpr* me, const CXXMemberCallExpr* call, Frame& f,
@@ -281,6 +282,7 @@ private:
   bool column_in_row(const Expr* column, const Offset& stride, Frame& f);
   void misused_container(const Target& t, const std::string& how, SourceLocation at);
   void settle_containers();
+  std::string unbuffered_name_message(const std::string& name) const;
   // ---- raw pointer tables T* / T** (LoweringPointerTables.cpp) ------------------------------
   void on_pointer_use(const Expr* use, const Stmt* parent, const Target& t, Frame& f);
   bool pointer_column(const Expr* column, Frame& f, Offset& length, const ForStmt*& loop);

@@ -184,6 +184,21 @@ bool has_jump_target(const Stmt* body) {
   return found;
 }
 
+/// `v` is named in the loop statement only inside its body (not in the range or the header).
+bool named_only_in_body(const LoopSite& loop, const VarDecl* v) {
+  int in_statement = 0;
+  int in_body = 0;
+  visit(loop.stmt, [&](const Stmt* x) {
+    const auto* dre = dyn_cast<DeclRefExpr>(x);
+    in_statement += dre != nullptr && dre->getDecl() == v ? 1 : 0;
+  });
+  visit(loop.body, [&](const Stmt* x) {
+    const auto* dre = dyn_cast<DeclRefExpr>(x);
+    in_body += dre != nullptr && dre->getDecl() == v ? 1 : 0;
+  });
+  return in_statement == in_body;
+}
+
 bool scalar_candidate(const VarDecl* v) {
   const QualType t = v->getType();
   return (t->isArithmeticType() || t->isEnumeralType()) && !t.isVolatileQualified() &&
@@ -198,7 +213,7 @@ std::vector<ScratchScalar> find_scratch_scalars(const LoopSite& loop, const Sour
     return out;
   }
   for (const auto& [v, first] : outside_variables(loop, sm)) {
-    if (!scalar_candidate(v) || !named_only_in(v, loop, sm) ||
+    if (!scalar_candidate(v) || !named_only_in(v, loop, sm) || !named_only_in_body(loop, v) ||
         first_naming(loop.body, v) == Status::bad) {
       continue;
     }

@@ -162,9 +162,10 @@ struct M { std::vector<int> counts;
 #pragma rotor parallel_for
     for (const Rating& r : d) { bump(r.user); }
   } };)",
-     // counts[u] is a row vector (analysed, docs/design/containers.md); the non-const call on
-     // the loop's own object still blocks.
-     "'bump' is declared outside"},
+     // counts[u] is a row vector (analysed, docs/design/containers.md) and the call on the loop's
+     // own object is no write to it (finding F3): partitioned by user, checked by running
+     // (tests/soundness/programs/member_call_row_vector.cpp)
+     nullptr},
     // ---- raw pointers and references ----
     {"raw_pointer_parameter", R"(
 void f(Data& d, float* W) {
@@ -204,6 +205,38 @@ void f(Data& d, std::vector<int>& v) {
   for (const Rating& r : d) { for (int& x : v) { x += r.user; } }
 })",
      "'v' (a std::vector) is used other than by subscript"},
+    // ---- member functions of the loop's own object (finding F3): a call is no write to the
+    // object; the method's own writes are reported by the members' names ----
+    {"member_call_writing_member", R"(
+struct Sampler {
+  int calls = 0;
+  int next(int w) { calls += 1; return w + 1; }
+  void sweep(Data& d, Mat& A) {
+#pragma rotor parallel_for
+    for (const Rating& r : d) { A(r.user, 0) += static_cast<float>(next(r.item)); }
+  }
+};)",
+     "'calls' is declared outside the loop and written in it"},
+    {"member_call_writing_nothing", R"(
+struct Model {
+  float scale = 2.0f;
+  float predict(float v) { return v * scale; }
+  void sweep(Data& d, Mat& A) {
+#pragma rotor parallel_for
+    for (const Rating& r : d) { A(r.user, 0) += predict(r.value); }
+  }
+};)",
+     nullptr},
+    {"member_call_returning_reference", R"(
+struct Counter {
+  float total = 0;
+  float& slot() { return total; }
+  void sweep(Data& d, Mat& A) {
+#pragma rotor parallel_for
+    for (const Rating& r : d) { slot() += r.value; A(r.user, 0) += 1; }
+  }
+};)",
+     "'slot' is declared outside the loop and written in it"},
     // ---- outside RNGs and C library state ----
     {"outside_engine", R"(
 void f(Data& d, Mat& A, std::mt19937& rng) {
@@ -473,5 +506,57 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, DenyByDefault, ::testing::ValuesIn(kCases), case_name);
+
+// Finding F3: a call to a member function that writes a member names the member, never the
+// function, as a written outside variable.
+TEST(DenyByDefaultMessages, MemberCallIsNotAWrittenVariable) {
+  const FileResult r = rotor::frontend::process_source(std::string(kPrelude) + R"(
+struct Sampler {
+  int calls = 0;
+  int next(int w) { calls += 1; return w + 1; }
+  void sweep(Data& d, Mat& A) {
+#pragma rotor parallel_for
+    for (const Rating& r : d) { A(r.user, 0) += static_cast<float>(next(r.item)); }
+  }
+};)",
+                                                       "t.cpp", options());
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  EXPECT_EQ(r.loops[0].plan.kind, PlanKind::serial);
+  for (const auto& e : r.loops[0].model.escapes) {
+    EXPECT_EQ(e.what.find("'next'"), std::string::npos) << e.what;
+  }
+}
+
+// An extent Rotor cannot bound is filed as a plain-container blocker (not as "a write to an
+// outside variable that is not a reduction"), and buffered(x) on a std::map says what x is.
+TEST(DenyByDefaultMessages, ContainerCategoryAndBufferedMap) {
+  const FileResult r = rotor::frontend::process_source(std::string(kPrelude) + R"(
+struct M { float* raw = nullptr;
+  void train(Data& d) {
+#pragma rotor parallel_for
+    for (const Rating& r : d) { if (r.value > 0) { raw[r.user] += 1; } }
+  } };
+void g(Data& d, Mat& A, std::map<int, double>& weights) {
+#pragma rotor parallel_for buffered(weights)
+  for (const Rating& r : d) { weights[r.item] += 1; A(r.user, 0) += 1; }
+})",
+                                                       "t.cpp", options());
+  ASSERT_EQ(r.loops.size(), 2u);
+  ASSERT_FALSE(r.loops[0].model.escapes.empty());
+  EXPECT_EQ(r.loops[0].model.escapes[0].kind, rotor::analysis::Escape::Kind::plain_container);
+  EXPECT_NE(r.loops[0].plan.reason.find("a plain container Rotor cannot use as a parameter array"),
+            std::string::npos)
+      << r.loops[0].plan.reason;
+  EXPECT_EQ(r.loops[0].plan.reason.find("not a reduction"), std::string::npos);
+  bool said = false;
+  for (const auto& diag : r.diagnostics) {
+    said = said || diag.message.find("buffered(weights): 'weights' is a std::map<int, double>, "
+                                     "not an array Rotor can buffer") != std::string::npos;
+    EXPECT_EQ(diag.message.find("no array named"), std::string::npos) << diag.message;
+  }
+  EXPECT_TRUE(said);
+  EXPECT_EQ(r.loops[1].plan.kind, PlanKind::serial);
+}
 
 } // namespace

@@ -192,6 +192,7 @@ void f(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 1>& A) {
     sum += 1;
     if (sum > 3) { p[0] = 1; }
   }
+  g(last); // read after the loop: 'last' is no per-iteration temporary
 }
 )");
   ASSERT_TRUE(r.ok);

@@ -66,7 +66,7 @@ void whole_matrix(rotor::Dataset<Rating>& ratings, Eigen::MatrixXf& M, Eigen::Ve
           /*fields*/ {}, /*matrix*/ {}, /*base*/ ::rotor::codegen::Kind::serial,
           /*ordered*/ false, /*writes_records*/ false, ::rotor::codegen::Device::cpu,
           /*arrays*/ {},
-          /*reductions*/ {}, /*reason*/ "the loop body has a write to an outside variable that is not a reduction ('M' (an Eigen::Matrix) is used other than by subscript or size() (M.setZero())) at eigen_rows.cpp:33:5", /*may_throw*/ false},
+          /*reductions*/ {}, /*reason*/ "the loop body has a plain container Rotor cannot use as a parameter array ('M' (an Eigen::Matrix) is used other than by subscript or size() (M.setZero())) at eigen_rows.cpp:33:5", /*may_throw*/ false},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
       std::tie(), std::tie(),
       [&](const Rating& r) {

@@ -128,6 +128,10 @@ struct Escape {
     /// code under a preprocessor condition on the compiler (`#ifdef __clang__`, `__GNUC__`,
     /// `__has_builtin`): the analysis (Clang) and the host compiler may see different code
     compiler_dependent,
+    /// a plain container (std::vector, T*/T** table, Eigen matrix) the loop writes but Rotor
+    /// cannot use as a parameter array: its extent cannot be bounded, it is used other than by
+    /// subscript, or a clause it does not support names it
+    plain_container,
   };
   Kind kind = Kind::unknown_call;
   std::string what; ///< What escaped, in words: the variable, the call, the expression.

@@ -19,7 +19,7 @@
 /// a named loop-invariant), `3`, `c`, `c+1` (constants), `:` (the whole dimension), `?` or
 /// `?TEXT` (unknown, e.g. `?perm[user]`). An access without `@` is located at its line in the
 /// model file. Escape kinds: outside_write, pointer_taken, unknown_call, control_flow,
-/// compiler_dependent.
+/// compiler_dependent, plain_container.
 
 #include "rotor/analysis/LoopModel.h"
 
