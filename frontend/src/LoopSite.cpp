@@ -60,6 +60,22 @@ const Expr* size_bound(const Expr* cond, const VarDecl* i, std::string& why) {
   return v;
 }
 
+/// `i < n`: n, an integer variable or an integer member of `this`; nullptr otherwise.
+const Expr* integer_bound(const Expr* cond, const VarDecl* i) {
+  const auto* bo =
+      dyn_cast_or_null<BinaryOperator>(cond == nullptr ? nullptr : cond->IgnoreParenImpCasts());
+  if (bo == nullptr || bo->getOpcode() != BO_LT || !names(bo->getLHS(), i)) {
+    return nullptr;
+  }
+  const Expr* n = bo->getRHS()->IgnoreParenImpCasts();
+  const auto* dre = dyn_cast<DeclRefExpr>(n);
+  const auto* var = dre != nullptr ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
+  const FieldDecl* field = this_member(n);
+  const bool integer = (var != nullptr && var->getType()->isIntegerType()) ||
+                       (field != nullptr && field->getType()->isIntegerType());
+  return integer ? n : nullptr;
+}
+
 /// `++i`, `i++` or `i += 1`.
 bool unit_step(const Expr* inc, const VarDecl* i) {
   if (inc == nullptr) {
@@ -91,8 +107,15 @@ LoopSite range_for_site(const CXXForRangeStmt& loop) {
 
 LoopSite index_loop_site(const ForStmt& loop, std::string& why) {
   const VarDecl* i = zero_start(loop.getInit(), why);
-  const Expr* v = i != nullptr ? size_bound(loop.getCond(), i, why) : nullptr;
-  if (v == nullptr) {
+  if (i == nullptr) {
+    return {};
+  }
+  const Expr* v = size_bound(loop.getCond(), i, why);
+  const Expr* n = v == nullptr ? integer_bound(loop.getCond(), i) : nullptr;
+  if (v == nullptr && n == nullptr) {
+    if (why == "its condition must be 'i < v.size()'") {
+      why = "its condition must be 'i < v.size()' or 'i < n' (n an integer variable or member)";
+    }
     return {};
   }
   if (!unit_step(loop.getInc(), i)) {
@@ -104,13 +127,14 @@ LoopSite index_loop_site(const ForStmt& loop, std::string& why) {
   s.body = loop.getBody();
   s.for_loc = loop.getForLoc();
   s.var = i;
-  s.range = v;
+  s.range = v != nullptr ? v : n;
   s.index_loop = true;
+  s.int_range = n != nullptr;
   return s;
 }
 
 bool is_site_element(const LoopSite& site, const Expr* e) {
-  if (!site.index_loop || e == nullptr) {
+  if (!site.index_loop || site.int_range || e == nullptr) {
     return false;
   }
   const auto* op = dyn_cast<CXXOperatorCallExpr>(e->IgnoreParenImpCasts());
@@ -128,7 +152,7 @@ bool is_site_element(const LoopSite& site, const Expr* e) {
 }
 
 const FieldDecl* site_member(const LoopSite& site) {
-  return site.index_loop ? this_member(site.range) : nullptr;
+  return site.index_loop && !site.int_range ? this_member(site.range) : nullptr;
 }
 
 } // namespace rotor::frontend

@@ -1228,7 +1228,8 @@ LoweredLoop LoopLowering::run() {
   m.buffered = pragma_.buffered;
   out_.gpu = pragma_.gpu;
   loop_var_ = loop_.var;
-  if (const auto* dre = dyn_cast<DeclRefExpr>(loop_.range->IgnoreParenImpCasts())) {
+  if (const auto* dre = dyn_cast<DeclRefExpr>(loop_.range->IgnoreParenImpCasts());
+      dre != nullptr && !loop_.int_range) { // an integer bound is an outside variable read
     range_decl_ = dre->getDecl();
   }
   range_field_ = site_member(loop_);

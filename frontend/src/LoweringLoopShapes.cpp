@@ -224,6 +224,30 @@ bool used_by_value_only(const VarDecl* n, const Stmt* fn_body, const Stmt* loop,
   return true;
 }
 
+/// `e` (a subscript `A[m]`) is used as an index: through parentheses, casts and arithmetic, an
+/// index of another subscript or call (`W[user_of[m]]`, `nw(docs[m], k)`) or the initial value
+/// of a local variable (`const int u = user_of[m];`, which the body may then use as an index).
+bool used_as_index(const Expr* e, const ParentMap& parents) {
+  const Stmt* child = e;
+  for (const Stmt* p = parents.getParent(e); p != nullptr; child = p, p = parents.getParent(p)) {
+    if (isa<ParenExpr, ImplicitCastExpr, ExplicitCastExpr>(p)) {
+      continue;
+    }
+    if (const auto* bo = dyn_cast<BinaryOperator>(p); bo != nullptr && bo->isAdditiveOp()) {
+      continue;
+    }
+    if (const auto* op = dyn_cast<CXXOperatorCallExpr>(p);
+        op != nullptr && (op->getOperator() == OO_Subscript || op->getOperator() == OO_Call)) {
+      return op->getNumArgs() > 0 && op->getArg(0) != child;
+    }
+    if (const auto* ase = dyn_cast<ArraySubscriptExpr>(p)) {
+      return ase->getIdx() == child;
+    }
+    return isa<DeclStmt>(p);
+  }
+  return false;
+}
+
 } // namespace
 
 /// `for (I m = 0; m < M; ++m)`: no records; the iterations are the integers [0, M). M must be a
@@ -253,12 +277,14 @@ bool LoopLowering::choose_range_space() {
   return true;
 }
 
-/// An integer-range loop's keys: the index itself (key 0), then each read-only integer vector
-/// the loop's text subscripts by the index, `user_of[m]` (check_derived_keys proves read-only).
+/// An integer-range loop's keys: the index itself (key 0), then each integer vector whose
+/// element at the index the loop's text uses as an index, `user_of[m]` (used_as_index; whether
+/// it is read only, check_derived_keys proves after the walk).
 void LoopLowering::choose_range_keys() {
   const std::string index = loop_var_->getNameAsString();
   out_.model.fields.push_back(index);
   out_.key_reads.push_back(index);
+  const ParentMap parents(const_cast<Stmt*>(loop_.body));
   std::vector<const Stmt*> work{loop_.body};
   std::vector<const Expr*> found; // in source order
   while (!work.empty()) {
@@ -269,7 +295,8 @@ void LoopLowering::choose_range_keys() {
         work.push_back(c);
       }
     }
-    if (const auto* e = dyn_cast<Expr>(s); e != nullptr && derived_key_array(e) != nullptr) {
+    if (const auto* e = dyn_cast<Expr>(s);
+        e != nullptr && derived_key_array(e) != nullptr && used_as_index(e, parents)) {
       found.push_back(e);
     }
   }

@@ -148,6 +148,79 @@ void f(std::vector<std::pair<const int, int>>& v, std::vector<double>& counts) {
 #pragma rotor parallel_for
   for (const auto& e : v) { counts[e.first] += 1; } })",
      Expect::error, "not a rotor::Dataset, a rotor::IndexSpace or a std::vector of plain records"},
+    // ---- integer-range loops: keys the index and read-only index vectors at it ----
+    {"int_range_derived_keys", R"(
+void f(const std::vector<int>& user_of, const std::vector<int>& item_of, std::vector<double>& W,
+       std::vector<double>& H, int M) {
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m) { W[user_of[m]] += 1.0; H[item_of[m]] += W.size() + M; } })",
+     Expect::parallel, "rotation"},
+    {"int_range_index_only", R"(
+void f(std::vector<double>& out, int M) {
+#pragma rotor parallel_for
+  for (int m = 0; m < M; m++) { out[m] = m * 2.0; } })",
+     Expect::parallel, "one_d"},
+    {"int_range_key_through_local", R"(
+void f(const std::vector<int>& user_of, std::vector<double>& W, int M) {
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m) { const int u = user_of[m]; W[u] += 1.0; } })",
+     Expect::parallel, "one_d"},
+    {"int_range_member_index_vector", R"(
+struct S { std::vector<int> user_of; std::vector<double> W;
+  void f(int M) {
+#pragma rotor parallel_for
+    for (int m = 0; m < M; ++m) { W[this->user_of[m]] += 1.0; } } };)",
+     Expect::parallel, "one_d"},
+    {"int_range_index_vector_written", R"(
+void f(std::vector<int>& user_of, std::vector<double>& W, int M) {
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m) { W[user_of[m]] += 1.0; user_of[m] = 0; } })",
+     Expect::serial, "the key 'user_of[m]' is read from 'user_of', which the loop may change"},
+    {"int_range_index_vector_written_in_helper", R"(
+std::vector<int> g_user_of;
+void clobber(int m) { g_user_of[m] = 0; }
+void f(std::vector<double>& W, int M) {
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m) { W[g_user_of[m]] += 1.0; clobber(m); } })",
+     Expect::serial, "the key 'g_user_of[m]' is read from 'g_user_of', which the loop may change"},
+    {"int_range_index_vector_may_alias_written", R"(
+void f(std::vector<int>& user_of, std::vector<int>& counts, int M) {
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m) { counts[user_of[m]] += 1; } })",
+     Expect::serial, "'user_of' is read and may be the same container as 'counts'"},
+    {"int_range_neighbour_key", R"(
+void f(const std::vector<int>& user_of, std::vector<double>& W, int M) {
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m) { W[user_of[m]] += W[user_of[m] + 1]; } })",
+     Expect::serial, "may touch the same element of 'W'"},
+    {"int_range_bound_written_in_loop", R"(
+void f(std::vector<double>& out, int M) {
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m) { out[m] = 1.0; if (m == 2) M = 3; } })",
+     Expect::error, "the bound 'M' of an integer-range"},
+    {"int_range_bound_address_taken", R"(
+void f(std::vector<double>& out, int M) {
+  int* p = &M;
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m) { out[m] = 1.0; *p = 3; } })",
+     Expect::error, "the bound 'M' of an integer-range"},
+    {"int_range_bound_captured_by_reference", R"(
+void f(std::vector<double>& out, int M) {
+  auto shrink = [&] { M = 1; };
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m) { out[m] = 1.0; shrink(); } })",
+     Expect::error, "the bound 'M' of an integer-range"},
+    {"int_range_bound_is_reference", R"(
+void f(std::vector<double>& out, const int& M) {
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m) { out[m] = 1.0; } })",
+     Expect::error, "its condition must be 'i < v.size()' or 'i < n'"},
+    {"int_range_bound_is_member", R"(
+struct S { int M = 0; std::vector<double> out;
+  void f() {
+#pragma rotor parallel_for
+    for (int m = 0; m < M; ++m) { out[m] = 1.0; } } };)",
+     Expect::error, "the bound 'M' of an integer-range"},
 };
 
 std::string everything_said(const FileResult& r) {
