@@ -206,7 +206,9 @@ private:
     }
     if (options_.rewrite) {
       rewrite_loop(rw, loop, p, a.lowered, a.result.plan, name_);
-      rewrite_libc_calls(rw, a.lowered);
+      if (!runs_as_written(a.lowered, a.result.plan)) {
+        rewrite_libc_calls(rw, a.lowered);
+      }
       result_.changed = true;
     }
     result_.loops.push_back(std::move(a.result));

@@ -319,6 +319,35 @@ std::string vector_loop_prologue(const LoopSite& loop, const SourceManager& sm,
 
 } // namespace
 
+bool runs_as_written(const LoweredLoop& lowered, const analysis::Plan& plan) {
+  return lowered.over_vector && plan.kind == analysis::PlanKind::serial;
+}
+
+namespace {
+
+/// The location just after the loop statement (after its body's `}` or `;`).
+SourceLocation after_loop(const LoopSite& loop, const SourceManager& sm, const LangOptions& lo) {
+  if (const auto* compound = dyn_cast<CompoundStmt>(loop.body)) {
+    return compound->getRBracLoc().getLocWithOffset(1);
+  }
+  SourceLocation end = Lexer::getLocForEndOfToken(loop.body->getEndLoc(), 0, sm, lo);
+  bool invalid = false;
+  const char* p = sm.getCharacterData(end, &invalid);
+  return !invalid && *p == ';' ? end.getLocWithOffset(1) : end;
+}
+
+/// A serial loop over a std::vector or an integer range stays as the user wrote it (its bound
+/// is read each iteration, a body that resizes the vector through a pointer behaves as in the
+/// original): `{ serial_loop_as_written(); for (...) ... }` starts the runtime there, as a
+/// parallel loop would. The block keeps an unbraced `if (c) for (...)` one statement.
+void wrap_as_written(Rewriter& rw, const LoopSite& loop) {
+  const SourceManager& sm = rw.getSourceMgr();
+  rw.InsertTextBefore(loop.for_loc, "{ ::rotor::codegen::serial_loop_as_written(); ");
+  rw.InsertTextAfter(after_loop(loop, sm, rw.getLangOpts()), " }");
+}
+
+} // namespace
+
 void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
                   const LoweredLoop& lowered, const analysis::Plan& plan,
                   const std::string& file_name) {
@@ -330,6 +359,10 @@ void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
   const SourceLocation pragma_end = Lexer::getLocForEndOfToken(pragma.last, 0, sm, lo);
   rw.InsertTextBefore(pragma.hash, "/* ");
   rw.InsertTextAfter(pragma_end, " */");
+  if (runs_as_written(lowered, plan)) {
+    wrap_as_written(rw, loop);
+    return;
+  }
 
   // Indentation of the `for`.
   const unsigned col = sm.getSpellingColumnNumber(loop.for_loc);

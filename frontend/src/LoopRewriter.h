@@ -19,7 +19,12 @@ namespace rotor::frontend {
 std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
                            const std::string& file_name, const std::string& indent);
 
-/// Replaces `pragma` + `loop` in `rewriter` by the run_loop call.
+/// True when the loop runs as written (a serial plan over a std::vector or an integer range: the
+/// rewrite only starts the runtime before it, and the calls it reaches stay the original ones).
+bool runs_as_written(const LoweredLoop& lowered, const analysis::Plan& plan);
+
+/// Replaces `pragma` + `loop` in `rewriter` by the run_loop call (or, when it runs as written,
+/// comments the pragma and starts the runtime before the loop).
 void rewrite_loop(clang::Rewriter& rewriter, const LoopSite& loop, const RotorPragma& pragma,
                   const LoweredLoop& lowered, const analysis::Plan& plan,
                   const std::string& file_name);

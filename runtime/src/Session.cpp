@@ -361,6 +361,12 @@ Session* Session::current() {
   return the_session;
 }
 
+namespace codegen {
+void serial_loop_as_written() {
+  (void)detail::session_state();
+}
+} // namespace codegen
+
 bool is_root() {
   return detail::session_state().comm->rank() == 0;
 }

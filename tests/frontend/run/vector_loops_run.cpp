@@ -14,6 +14,21 @@ struct Token {
   std::int32_t topic;
 };
 
+// A serial plan over a vector runs as written: the body appends through an outside pointer (so the
+// plan is serial), and the bound `queue.size()` is read each iteration as in the serial build, so
+// the appended tokens are visited too.
+static std::int64_t drain(std::vector<Token>& queue, std::vector<Token>* more) {
+  std::int64_t sum = 0;
+#pragma rotor parallel_for
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    sum += queue[i].word;
+    if (queue[i].word > 0 && more->size() < 500) {
+      more->push_back({queue[i].doc, queue[i].word - 1, 0});
+    }
+  }
+  return sum;
+}
+
 int main(int argc, char** argv) {
   rotor::Session session(argc, argv);
   const int docs = 31, words = 43, topics = 6;
@@ -83,7 +98,10 @@ int main(int argc, char** argv) {
       wt_check += (w * topics + z + 1) * word_topic(w, z);
     }
   }
+  std::vector<Token> queue(tokens.begin(), tokens.begin() + 20);
+  const std::int64_t drained = drain(queue, &queue);
   if (rotor::is_root()) {
+    std::printf("drained=%lld of %zu\n", static_cast<long long>(drained), queue.size());
     std::printf("topics=%lld doc_topic=%lld word_topic=%lld per_doc=%lld weighted=%lld "
                 "topic_1=%lld\n",
                 static_cast<long long>(topic_sum), static_cast<long long>(dt_check),

@@ -132,6 +132,12 @@ template <class Space, class Keys, class... Arrays, class... Reductions, std::si
 void run_loop(const LoopSpec& spec, Space& space, const Keys& keys, std::tuple<Arrays&...> arrays,
               std::tuple<Reductions&...> reductions, SparseCapable<Sparse...> sparse, Body&& body);
 
+/// A loop over a std::vector or an integer range whose plan is serial runs as the user wrote it
+/// (its bound and size are read as the original reads them); rotor-cc puts this call before it so
+/// that the runtime starts there as it would at a parallel loop (non-root ranks' standard output
+/// and file writes are handled from then on, docs/user/running.md).
+void serial_loop_as_written();
+
 /// rotor-cc inserts `::rotor::codegen::MainSession rotor_main_session(argc, argv);` as the first
 /// statement of `main` when the file it rewrites defines `main` and constructs no rotor::Session
 /// (without argc/argv: `rotor_main_session;`, settings from ROTOR_* variables only). Unless a
