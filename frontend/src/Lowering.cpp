@@ -1418,8 +1418,7 @@ void LoopLowering::settle_buffered() {
       m.buffered.push_back(b);
     } else {
       diags_.push_back(
-          make_diagnostic(sm_, pragma_.hash, Severity::warning,
-                          "buffered(" + b + "): the loop uses no array named '" + b + "'", file_));
+          make_diagnostic(sm_, pragma_.hash, Severity::warning, unbuffered_name_message(b), file_));
     }
   }
 }
