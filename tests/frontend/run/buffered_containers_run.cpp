@@ -57,13 +57,15 @@ double sigmoid_step(const double* z_parts, int n) {
   return 1.0 / (1.0 + std::exp(-z));
 }
 
-/// A logistic-regression epoch over a local std::vector (and over a parameter, below).
+/// Logistic-regression epochs over a local std::vector merged by the mean (buffered_mean).
 void local_vector(const std::vector<Example>& data) {
   std::vector<double> w(k_features, 0.01);
   rotor::DistArray<double, 1> wd({k_features});
   for (int j = 0; j < k_features; ++j) {
     wd(j) = 0.01;
   }
+  rotor::buffered_mean(w); // model averaging, the same rule for both
+  rotor::buffered_mean(wd);
   for (int epoch = 0; epoch < 2; ++epoch) {
 #pragma rotor parallel_for buffered(w)
     for (const Example& e : data) {
@@ -89,6 +91,8 @@ void local_vector(const std::vector<Example>& data) {
     }
   }
   check("local std::vector", w.data(), wd.data(), w.size());
+  rotor::buffered_sum(w);
+  rotor::buffered_sum(wd);
 }
 
 /// Rows of a parameter std::vector<float> (`rows[label * K + j]`) and the global std::array.
