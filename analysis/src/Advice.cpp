@@ -314,7 +314,7 @@ std::vector<std::string> minimal_buffered(const LoopModel& model) {
   for (const ArrayDecl& d : model.arrays) {
     const bool written = std::any_of(model.accesses.begin(), model.accesses.end(),
                                      [&](const Access& a) { return a.array == d.name && a.write; });
-    if (written && !model.is_buffered(d.name) && !d.container) {
+    if (written && !model.is_buffered(d.name) && d.bufferable) {
       candidates.push_back(d.name);
     }
   }

@@ -56,6 +56,9 @@ std::string row_vector_views(const LoweredLoop& loop, const analysis::Plan& plan
   for (const auto& rv : loop.row_vectors) {
     if (is_bound(loop, plan, rv.name)) {
       out += "auto rotor_view_" + rv.name + " = " + rv.view + ";" + separator;
+      if (rv.buffered) {
+        out += "const std::size_t rotor_size_" + rv.name + " = " + rv.size + ";" + separator;
+      }
     }
   }
   return out;
@@ -403,7 +406,7 @@ void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
   }
   std::vector<std::string> arrays;
   std::vector<std::string> params;
-  std::string tables; // declarations of the body's names of staged tables
+  std::string tables; // declarations of the body's names of staged tables and buffered containers
   for (const auto& a : m.arrays) {
     if (!is_bound(lowered, plan, a.name)) {
       continue;
@@ -415,6 +418,15 @@ void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
       params.push_back("auto& rotor_table_" + a.name);
       tables += (" auto " + a.name + " = ::rotor::codegen::staged_rows(rotor_view_" + a.name +
                  ", rotor_table_" + a.name + ");");
+      continue;
+    }
+    if (const LoweredLoop::RowVector* rv = row_vector(lowered, a.name);
+        rv != nullptr && rv->buffered) {
+      // The body's name of a buffered container is a local over the worker's buffer.
+      arrays.push_back("rotor_view_" + a.name);
+      params.push_back("auto& rotor_buffer_" + a.name);
+      tables += " auto " + a.name + " = ::rotor::codegen::buffered_elements(rotor_buffer_" +
+                a.name + ", rotor_size_" + a.name + ");";
       continue;
     }
     if (row_vector(lowered, a.name) != nullptr) {

@@ -53,6 +53,11 @@ struct LoweredLoop {
     /// A std::vector<std::vector<T>> staged for the loop (`view` is a codegen::StagedTable): the
     /// runtime gets `rotor_view_NAME.array()` and the body a local NAME over the staged rows.
     bool table = false;
+    /// Listed in buffered(...) (a std::vector, std::array or T* table): where the plan buffers it,
+    /// the body's name stands for codegen::BufferedElements over the worker's buffer of the view
+    /// and `size` (a C++ expression, read before the loop) is what its size() says.
+    bool buffered = false;
+    std::string size;
   };
   std::vector<RowVector> row_vectors;
   /// Variables of which each worker gets its own copy (Privatisation.h): the body's name is

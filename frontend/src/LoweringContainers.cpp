@@ -197,6 +197,7 @@ void LoopLowering::misused_container(const Target& t, const std::string& how, So
 void LoopLowering::on_row_vector_use(const Expr* use, const Stmt* parent, const Target& t,
                                      Frame& f) {
   note_array(t);
+  note_container_naming(use, t, f);
   row_expressions_.emplace(t.array, t.expression);
   container_identities_.emplace(t.array, ContainerIdentity{t.decl, t.element, use->getBeginLoc()});
   if (t.eigen != 0) {
@@ -321,10 +322,12 @@ std::vector<Subscript> LoopLowering::row_vector_subscripts(const Expr* index, co
   Sym row;
   Offset stride;
   if (!split_row_index(index, f, row, stride) && !whole_row_index(index, f, row, stride)) {
+    irregular_rows_.insert(t.array);
     return {Subscript::unknown(text), Subscript::whole(text)};
   }
   const auto [it, first] = row_strides_.emplace(t.array, stride);
   if (!first && it->second != stride) {
+    irregular_rows_.insert(t.array);
     return {Subscript::unknown(text), Subscript::whole(text)};
   }
   return {to_subscript(row, text), Subscript::whole(text)};
@@ -507,42 +510,6 @@ bool may_name_another(const ValueDecl* d) {
 
 } // namespace
 
-/// The warning for `buffered(name)` when the loop uses no array of that name: what `name` is when
-/// the loop names a variable or member of that name (a std::map, a scalar), else that it names
-/// none.
-std::string LoopLowering::unbuffered_name_message(const std::string& name) const {
-  const std::string head = "buffered(" + name + "): ";
-  QualType type;
-  std::function<void(const Stmt*)> find = [&](const Stmt* s) {
-    if (s == nullptr || !type.isNull()) {
-      return;
-    }
-    const ValueDecl* d = nullptr;
-    if (const auto* dre = dyn_cast<DeclRefExpr>(s)) {
-      d = dre->getDecl();
-    } else if (const auto* me = dyn_cast<MemberExpr>(s)) {
-      d = dyn_cast<FieldDecl>(me->getMemberDecl());
-    }
-    if (d != nullptr && (isa<VarDecl>(d) || isa<FieldDecl>(d)) && d->getNameAsString() == name &&
-        !inside_loop(d->getLocation())) {
-      type = d->getType();
-      return;
-    }
-    for (const Stmt* c : s->children()) {
-      find(c);
-    }
-  };
-  find(loop_.body);
-  if (type.isNull()) {
-    return head + "the loop uses no array named '" + name + "'";
-  }
-  const std::string spelled =
-      type.getNonReferenceType().getUnqualifiedType().getAsString(ctx_.getPrintingPolicy());
-  return head + "'" + name + "' is a " + spelled +
-         ", not an array Rotor can buffer (buffered(...) takes rotor::DistArrays); the clause is "
-         "ignored";
-}
-
 /// A container the loop only reads is not bound (its reads are outside reads), so the runtime
 /// cannot see that it is the memory of a written one (`f(W, W)` with `const std::vector<float>&
 /// X` read and `W` written). Where either may be a reference and the element types match, the
@@ -566,8 +533,8 @@ void LoopLowering::block_read_alias(const std::string& read, const std::set<std:
 }
 
 /// After the walk: a vector the loop only reads leaves the model (an outside read, as before);
-/// a written one is a parameter array when every use was a subscript or size query and it is
-/// not buffered, else its first other use blocks the loop.
+/// a written one is a parameter array when every use was a subscript or size query, else its
+/// first other use blocks the loop (a buffered one: LoweringBuffered.cpp).
 void LoopLowering::settle_containers() {
   auto& m = out_.model;
   std::set<std::string> written_containers;
@@ -577,9 +544,15 @@ void LoopLowering::settle_containers() {
       written_containers.insert(name);
     }
   }
+  for (analysis::ArrayDecl& a : m.arrays) { // what a suggestion may offer to buffer
+    if (written_containers.count(a.name) != 0) {
+      a.bufferable = !why_not_buffered(a.name).has_value();
+    }
+  }
   for (const auto& [name, expression] : row_expressions_) {
     const bool written = written_containers.count(name) != 0;
     if (!written) {
+      read_only_containers_.insert(name);
       block_read_alias(name, written_containers);
       if (pointer_tables_.count(name) != 0) {
         block_pointer_read(name); // as for any read through an outside pointer
@@ -602,11 +575,12 @@ void LoopLowering::settle_containers() {
       escape(analysis::Escape::Kind::plain_container, misuse->second.first, misuse->second.second,
              "use '" + name + "' only through " + shapes + ", or make it a rotor::DistArray");
     }
-    if (std::find(m.buffered.begin(), m.buffered.end(), name) != m.buffered.end()) {
-      escape(analysis::Escape::Kind::plain_container,
-             "buffered(" + name + "): '" + name +
-                 "' is a plain container, and buffered(...) takes rotor::DistArrays only",
-             pragma_.hash, "make '" + name + "' a rotor::DistArray to buffer its updates");
+    if (m.is_buffered(name)) {
+      LoweredLoop::RowVector rv;
+      rv.name = name;
+      buffered_container(name, expression, rv); // no view (serial) when it cannot be buffered
+      out_.row_vectors.push_back(rv);
+      continue;
     }
     const auto stride = row_strides_.find(name);
     std::string view;
@@ -623,7 +597,11 @@ void LoopLowering::settle_containers() {
     }
     const bool staged = tables_.count(name) != 0 ||
                         (pointer != pointer_tables_.end() && pointer->second.depth == 2);
-    out_.row_vectors.push_back({name, view, staged});
+    LoweredLoop::RowVector rv;
+    rv.name = name;
+    rv.view = view;
+    rv.table = staged;
+    out_.row_vectors.push_back(rv);
   }
 }
 

@@ -282,6 +282,16 @@ private:
   bool column_in_row(const Expr* column, const Offset& stride, Frame& f);
   void misused_container(const Target& t, const std::string& how, SourceLocation at);
   void settle_containers();
+  // ---- buffered(...) plain containers (LoweringBuffered.cpp) ---------------------------------
+  struct Refusal {
+    std::string why;
+    SourceLocation at;
+    std::string fix;
+  };
+  void note_container_naming(const Expr* use, const Target& t, const Frame& f);
+  std::optional<Refusal> why_not_buffered(const std::string& name) const;
+  void buffered_container(const std::string& name, const std::string& expression,
+                          LoweredLoop::RowVector& rv);
   std::string unbuffered_name_message(const std::string& name) const;
   // ---- raw pointer tables T* / T** (LoweringPointerTables.cpp) ------------------------------
   void on_pointer_use(const Expr* use, const Stmt* parent, const Target& t, Frame& f);
@@ -382,6 +392,12 @@ private:
   };
   std::map<std::string, PointerTable> pointer_tables_;
   std::map<std::string, std::pair<std::string, SourceLocation>> container_misuse_;
+  /// Buffered containers (LoweringBuffered.cpp): each container's first use that is not its own
+  /// name in the loop body (a helper, `this->w`, `::w`, an alias), and the containers with a
+  /// subscript that is not a row of their stride (their buffer is then rows of one element).
+  std::map<std::string, std::pair<std::string, SourceLocation>> indirect_namings_;
+  std::set<std::string> irregular_rows_;
+  std::set<std::string> read_only_containers_; ///< plain containers the loop only reads
   /// Each container's declaration (nullptr: not known), element type and first use.
   struct ContainerIdentity {
     const ValueDecl* decl = nullptr;

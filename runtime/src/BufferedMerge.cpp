@@ -96,11 +96,16 @@ public:
         copies_.push_back(static_cast<T*>(b));
       }
     }
-    if (const BufferedApplyEntry* e = find_buffered_apply(array)) {
-      if (e->element_type == element_type_of<T>() && e->data == data && e->size == n) {
-        apply_ = static_cast<const Apply*>(e->fn.get());
-        mean_ = e->mean;
-      }
+    const BufferedApplyEntry* e = find_buffered_apply(array);
+    if (e != nullptr && e->element_type == element_type_of<T>() && e->data == data &&
+        e->size == n) {
+      apply_ = static_cast<const Apply*>(e->fn.get());
+      mean_ = e->mean;
+    } else if (e = find_buffered_apply(data); e != nullptr && e->container &&
+                                              e->element_type == element_type_of<T>() &&
+                                              e->data == data && n <= e->size) {
+      apply_ = static_cast<const Apply*>(e->fn.get()); // a plain container's view (its rows)
+      mean_ = e->mean;
     }
     densities_.resize(std::max(copies_.size(), buffers_.size()));
   }

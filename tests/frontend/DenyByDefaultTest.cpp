@@ -551,8 +551,8 @@ void g(Data& d, Mat& A, std::map<int, double>& weights) {
   EXPECT_EQ(r.loops[0].plan.reason.find("not a reduction"), std::string::npos);
   bool said = false;
   for (const auto& diag : r.diagnostics) {
-    said = said || diag.message.find("buffered(weights): 'weights' is a std::map<int, double>, "
-                                     "not an array Rotor can buffer") != std::string::npos;
+    said = said || diag.message.find("buffered(weights): 'weights' is a std::map, which Rotor "
+                                     "cannot buffer") != std::string::npos;
     EXPECT_EQ(diag.message.find("no array named"), std::string::npos) << diag.message;
   }
   EXPECT_TRUE(said);

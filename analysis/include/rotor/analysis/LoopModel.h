@@ -84,11 +84,15 @@ struct ArrayDecl {
   std::string name;
   int rank = 1;        ///< Number of dimensions.
   std::string element; ///< Element type as written (`float`), informational.
-  /// A std::vector used as rows `v[key * stride + j]` (rank 2: row, whole row); never buffered
+  /// A std::vector used as rows `v[key * stride + j]` (rank 2: row, whole row)
   /// (docs/design/containers.md).
   bool row_vector = false;
-  /// A plain container (row_vector, or an Eigen::Matrix): never buffered.
+  /// A plain container (row_vector, or an Eigen::Matrix).
   bool container = false;
+  /// Whether buffered(...) may name it (suggestions only offer these): every DistArray, and a
+  /// std::vector, std::array or T* table the loop body names only by its own name; not a
+  /// std::vector<std::vector>, a T** table or an Eigen::Matrix.
+  bool bufferable = true;
 };
 
 /// A scalar declared outside the loop and changed only by `+=` / `-=`, or a rotor::Accumulator.

@@ -32,9 +32,48 @@ struct BufferedApplyEntry {
   std::int64_t size = 0;
   std::shared_ptr<void> fn; ///< std::function<void(T&, T, std::int64_t)>; null: mean
   bool mean = false;        ///< buffered_mean: value += delta / workers
+  /// Registered for a plain container (keyed by its data(); rotor-cc binds a view of it whose
+  /// size may leave out a shorter last row).
+  bool container = false;
 };
 void register_buffered_apply(const void* array, BufferedApplyEntry entry);
 void unregister_buffered_apply(const void* array);
+
+} // namespace rotor::detail
+
+namespace rotor::detail {
+
+/// The registry entry of merge `fn(T& value, T delta[, std::int64_t index])` for `size`
+/// elements at `data`.
+template <class T, class Fn>
+BufferedApplyEntry apply_entry(const void* data, std::int64_t size, Fn fn) {
+  using Apply = std::function<void(T&, T, std::int64_t)>;
+  BufferedApplyEntry e;
+  e.element_type = element_type_of<T>();
+  e.data = data;
+  e.size = size;
+  if constexpr (std::is_invocable_v<Fn&, T&, T, std::int64_t>) {
+    e.fn = std::make_shared<Apply>(std::move(fn));
+  } else {
+    static_assert(std::is_invocable_v<Fn&, T&, T>,
+                  "rotor::buffered_apply: fn must be callable as fn(T& value, T delta) or "
+                  "fn(T& value, T delta, std::int64_t index)");
+    e.fn = std::make_shared<Apply>(
+        [f = std::move(fn)](T& value, T delta, std::int64_t) mutable { f(value, delta); });
+  }
+  return e;
+}
+
+/// The registry entry of the mean merge for `size` elements at `data`.
+template <class T> BufferedApplyEntry mean_entry(const void* data, std::int64_t size) {
+  static_assert(std::is_floating_point_v<T>, "rotor::buffered_mean: a float or double array");
+  BufferedApplyEntry e;
+  e.element_type = element_type_of<T>();
+  e.data = data;
+  e.size = size;
+  e.mean = true;
+  return e;
+}
 
 } // namespace rotor::detail
 
@@ -47,39 +86,45 @@ namespace rotor {
 /// stays until buffered_sum(array). Reads inside the loop still see the worker's copy with its
 /// own raw changes until the next flush.
 template <class T, int N, class Fn> void buffered_apply(DistArray<T, N>& array, Fn fn) {
-  using Apply = std::function<void(T&, T, std::int64_t)>;
-  detail::BufferedApplyEntry e;
-  e.element_type = detail::element_type_of<T>();
-  e.data = array.data();
-  e.size = array.size();
-  if constexpr (std::is_invocable_v<Fn&, T&, T, std::int64_t>) {
-    e.fn = std::make_shared<Apply>(std::move(fn));
-  } else {
-    static_assert(std::is_invocable_v<Fn&, T&, T>,
-                  "rotor::buffered_apply: fn must be callable as fn(T& value, T delta) or "
-                  "fn(T& value, T delta, std::int64_t index)");
-    e.fn = std::make_shared<Apply>(
-        [f = std::move(fn)](T& value, T delta, std::int64_t) mutable { f(value, delta); });
-  }
-  detail::register_buffered_apply(&array, std::move(e));
+  detail::register_buffered_apply(
+      &array, detail::apply_entry<T>(array.data(), array.size(), std::move(fn)));
 }
 
 /// Merges `array` by the mean of the workers' changes (`value += delta / workers`, workers =
 /// ranks x threads of the loop): model averaging for data-parallel SGD, where the sum would apply
 /// every worker's step to the same weights. Floating-point arrays only.
 template <class T, int N> void buffered_mean(DistArray<T, N>& array) {
-  static_assert(std::is_floating_point_v<T>, "rotor::buffered_mean: a float or double array");
-  detail::BufferedApplyEntry e;
-  e.element_type = detail::element_type_of<T>();
-  e.data = array.data();
-  e.size = array.size();
-  e.mean = true;
-  detail::register_buffered_apply(&array, std::move(e));
+  detail::register_buffered_apply(&array, detail::mean_entry<T>(array.data(), array.size()));
 }
 
 /// Back to the default merge (`value += delta`) for `array`.
 template <class T, int N> void buffered_sum(DistArray<T, N>& array) {
   detail::unregister_buffered_apply(&array);
+}
+
+/// The same three for a plain container listed in buffered(...) (a std::vector or std::array;
+/// rotor-cc, docs/design/containers.md "Buffered containers"). The merge is looked up by the
+/// container's data() when a loop starts: call it once the container has its final size (a
+/// reallocation leaves the default sum).
+template <class C, class Fn>
+auto buffered_apply(C& container, Fn fn) -> decltype(container.data(), container.size(), void()) {
+  using T = std::remove_reference_t<decltype(*container.data())>;
+  detail::BufferedApplyEntry e = detail::apply_entry<T>(
+      container.data(), static_cast<std::int64_t>(container.size()), std::move(fn));
+  e.container = true;
+  detail::register_buffered_apply(container.data(), std::move(e));
+}
+template <class C>
+auto buffered_mean(C& container) -> decltype(container.data(), container.size(), void()) {
+  using T = std::remove_reference_t<decltype(*container.data())>;
+  detail::BufferedApplyEntry e =
+      detail::mean_entry<T>(container.data(), static_cast<std::int64_t>(container.size()));
+  e.container = true;
+  detail::register_buffered_apply(container.data(), std::move(e));
+}
+template <class C>
+auto buffered_sum(C& container) -> decltype(container.data(), container.size(), void()) {
+  detail::unregister_buffered_apply(container.data());
 }
 
 } // namespace rotor

@@ -17,9 +17,13 @@
 /// \endcode
 ///
 /// The body keeps naming the container itself: its elements are the view's elements. The
-/// frontend binds a container only when the plan is exact (not serial, the container not
-/// buffered) and the body uses it only through subscripts and size queries, so the container is
-/// never resized while the view lives.
+/// frontend binds a container only when the plan is not serial and the body uses it only through
+/// subscripts and size queries, so the container is never resized while the view lives.
+///
+/// A buffered container (`buffered(w)`, docs/design/containers.md "Buffered containers") is bound
+/// the same way, but each worker writes its own buffer of the view (a dense DistArray copy or a
+/// SparseBuffer): the body's name then stands for a BufferedElements over that buffer, and the
+/// merge writes the summed changes back into the container's memory.
 
 #include "rotor/distarray/DistArray.h"
 
@@ -29,6 +33,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -56,6 +61,52 @@ DistArray<T, 2> adopt_rows(std::array<T, N>& a, std::int64_t row_length) {
     return DistArray<T, 2>::adopt(a.data(), {0, 0});
   }
   return DistArray<T, 2>::adopt(a.data(), {size / row_length, row_length});
+}
+
+/// What the body's name of a buffered plain container stands for: `w[i]` is element i of the
+/// container in the worker's buffer of its view (rows of `cols()` elements; element i is (i /
+/// cols, i % cols)), `w.size()` the container's size when the loop started. The frontend proved
+/// the body names the container only by subscript and size queries, in the body itself.
+template <class Buffer> class BufferedElements {
+public:
+  using value_type = typename Buffer::value_type;
+
+  BufferedElements(Buffer& buffer, std::size_t size)
+      : buffer_(buffer), cols_(buffer.size() == 0 ? 1 : buffer.cols()), size_(size) {}
+
+  value_type& operator[](std::int64_t i) const {
+#if defined(ROTOR_CHECK_ACCESS)
+    if (i < 0 || i >= buffer_.size()) {
+      throw std::logic_error("rotor: buffered container subscript " + std::to_string(i) +
+                             " is outside its " + std::to_string(buffer_.size()) +
+                             " buffered elements");
+    }
+#endif
+    if constexpr (std::is_same_v<Buffer, DistArray<value_type, 2>>) {
+      return buffer_.data()[i]; // a dense copy: the container's layout
+    } else if (cols_ == 1) {
+      return buffer_(i, 0);
+    } else {
+      return buffer_(i / cols_, i % cols_);
+    }
+  }
+  std::size_t size() const {
+    return size_;
+  }
+  bool empty() const {
+    return size_ == 0;
+  }
+
+private:
+  Buffer& buffer_;
+  std::int64_t cols_;
+  std::size_t size_;
+};
+
+/// The body's name of buffered container: BufferedElements over the worker's buffer `buffer`.
+template <class Buffer>
+BufferedElements<Buffer> buffered_elements(Buffer& buffer, std::size_t size) {
+  return BufferedElements<Buffer>(buffer, size);
 }
 
 /// An Eigen::Matrix in the frontend's coordinates (docs/design/containers.md): a row-major matrix
