@@ -276,7 +276,11 @@ std::string record_type_name(const ASTContext& ctx, const RecordDecl* record) {
   if (record->getParentFunctionOrMethod() != nullptr) {
     return record->getNameAsString();
   }
-  return TypeName::getFullyQualifiedName(ctx.getRecordType(record), ctx, ctx.getPrintingPolicy(),
+  // A record in an anonymous namespace is named without it (`ns::Example`, found through the
+  // namespace's implicit using-directive), not as `ns::(anonymous namespace)::Example`.
+  PrintingPolicy policy = ctx.getPrintingPolicy();
+  policy.SuppressUnwrittenScope = true;
+  return TypeName::getFullyQualifiedName(ctx.getRecordType(record), ctx, policy,
                                          /*WithGlobalNsPrefix=*/false);
 }
 

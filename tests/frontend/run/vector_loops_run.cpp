@@ -14,6 +14,26 @@ struct Token {
   std::int32_t topic;
 };
 
+namespace {
+// A record type in an anonymous namespace: the rewrite names it `Hit`, not
+// `(anonymous namespace)::Hit`.
+struct Hit {
+  std::int32_t doc;
+  std::int32_t count;
+};
+} // namespace
+
+static std::int64_t count_hits(std::vector<Hit>& hits, std::vector<std::int64_t>& per_doc) {
+  std::int64_t total = 0;
+#pragma rotor parallel_for
+  for (Hit& h : hits) {
+    h.count += 1;
+    per_doc[h.doc] += h.count;
+    total += h.count;
+  }
+  return total;
+}
+
 // A serial plan over a vector runs as written: the body appends through an outside pointer (so the
 // plan is serial), and the bound `queue.size()` is read each iteration as in the serial build, so
 // the appended tokens are visited too.
@@ -100,8 +120,16 @@ int main(int argc, char** argv) {
   }
   std::vector<Token> queue(tokens.begin(), tokens.begin() + 20);
   const std::int64_t drained = drain(queue, &queue);
+  std::vector<Hit> hits;
+  for (int i = 0; i < 300; ++i) {
+    hits.push_back({i % docs, i % 5});
+  }
+  std::vector<std::int64_t> hits_per_doc(docs);
+  const std::int64_t hit_total = count_hits(hits, hits_per_doc);
   if (rotor::is_root()) {
-    std::printf("drained=%lld of %zu\n", static_cast<long long>(drained), queue.size());
+    std::printf("drained=%lld of %zu hits=%lld doc_7=%lld\n", static_cast<long long>(drained),
+                queue.size(), static_cast<long long>(hit_total),
+                static_cast<long long>(hits_per_doc[7]));
     std::printf("topics=%lld doc_topic=%lld word_topic=%lld per_doc=%lld weighted=%lld "
                 "topic_1=%lld\n",
                 static_cast<long long>(topic_sum), static_cast<long long>(dt_check),
