@@ -45,6 +45,35 @@ template <class T> inline void put(char* record, std::uint32_t offset, T v) {
 }
 
 /// Stores integer `v` into field `f`; false (with `why`) if it does not fit.
+/// The integer field `f` of `record` (a u64 above INT64_MAX comes out negative; 0 for a field
+/// that is no integer).
+inline std::int64_t load_integer(const char* record, const FieldDesc& f) {
+  auto get = [&](auto v) {
+    std::memcpy(&v, record + f.offset, sizeof v);
+    return static_cast<std::int64_t>(v);
+  };
+  switch (f.kind) {
+  case FieldKind::i8:
+    return get(std::int8_t{});
+  case FieldKind::i16:
+    return get(std::int16_t{});
+  case FieldKind::i32:
+    return get(std::int32_t{});
+  case FieldKind::i64:
+    return get(std::int64_t{});
+  case FieldKind::u8:
+    return get(std::uint8_t{});
+  case FieldKind::u16:
+    return get(std::uint16_t{});
+  case FieldKind::u32:
+    return get(std::uint32_t{});
+  case FieldKind::u64:
+    return get(std::uint64_t{});
+  default:
+    return 0;
+  }
+}
+
 inline bool store_integer(char* record, const FieldDesc& f, std::int64_t v, std::string& why) {
   auto fits = [&](auto lo, auto hi) {
     return v >= static_cast<std::int64_t>(lo) && v <= static_cast<std::int64_t>(hi);

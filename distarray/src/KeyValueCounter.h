@@ -2,6 +2,7 @@
 // Counting the values of a record's integer fields while a loader parses (private to
 // distarray/src): the loader's side of detail::LoadedKeyCounts.
 
+#include "FieldStore.h"
 #include "rotor/distarray/detail/LoadedKeyCounts.h"
 #include "rotor/distarray/detail/LoaderCore.h"
 
@@ -33,7 +34,7 @@ public:
       if (!f.counting) {
         continue;
       }
-      const std::int64_t v = read(record, f.desc);
+      const std::int64_t v = load_integer(record, f.desc); // integer fields only
       if (v < 0 || v >= k_max_value) {
         f.counting = false;
         f.counts = std::vector<std::uint32_t>();
@@ -96,35 +97,6 @@ private:
       ++counts[v];
     }
     f.pending.clear();
-  }
-
-  static std::int64_t read(const char* record, const FieldDesc& f) {
-    auto get = [&](auto v) {
-      std::memcpy(&v, record + f.offset, sizeof v);
-      return v;
-    };
-    switch (f.kind) {
-    case FieldKind::i8:
-      return get(std::int8_t{});
-    case FieldKind::i16:
-      return get(std::int16_t{});
-    case FieldKind::i32:
-      return get(std::int32_t{});
-    case FieldKind::i64:
-      return get(std::int64_t{});
-    case FieldKind::u8:
-      return get(std::uint8_t{});
-    case FieldKind::u16:
-      return get(std::uint16_t{});
-    case FieldKind::u32:
-      return get(std::uint32_t{});
-    case FieldKind::u64: {
-      const std::uint64_t v = get(std::uint64_t{});
-      return v >= static_cast<std::uint64_t>(k_max_value) ? -1 : static_cast<std::int64_t>(v);
-    }
-    default:
-      return -1;
-    }
   }
 
   std::vector<Field> fields_;

@@ -140,33 +140,6 @@ bool first_line_is_header(std::string_view first, const CsvOptions& o, const Col
   return numeric > 0 && not_numbers == numeric;
 }
 
-std::int64_t get_integer(const char* record, const FieldDesc& f) {
-  auto get = [&](auto v) {
-    std::memcpy(&v, record + f.offset, sizeof v);
-    return static_cast<std::int64_t>(v);
-  };
-  switch (f.kind) {
-  case FieldKind::i8:
-    return get(std::int8_t{});
-  case FieldKind::i16:
-    return get(std::int16_t{});
-  case FieldKind::i32:
-    return get(std::int32_t{});
-  case FieldKind::i64:
-    return get(std::int64_t{});
-  case FieldKind::u8:
-    return get(std::uint8_t{});
-  case FieldKind::u16:
-    return get(std::uint16_t{});
-  case FieldKind::u32:
-    return get(std::uint32_t{});
-  case FieldKind::u64:
-    return get(std::uint64_t{});
-  default:
-    return 0;
-  }
-}
-
 /// Names seen on this rank per named field, in order of first appearance.
 struct LocalNames {
   std::vector<std::unordered_map<std::string_view, std::int64_t>> ids;
@@ -230,7 +203,8 @@ void globalise_names(const std::string& path, const CsvOptions& o, const RecordL
     }
     for (std::size_t i = 0; i < out.count(); ++i) {
       char* rec = out.record(i);
-      store_integer(rec, f, local_to_global[k][static_cast<std::size_t>(get_integer(rec, f))], why);
+      store_integer(rec, f, local_to_global[k][static_cast<std::size_t>(load_integer(rec, f))],
+                    why);
     }
   }
   if (names_out) {
@@ -341,7 +315,7 @@ std::uint64_t load_delimited_raw(const std::string& path, const CsvOptions& o,
       }
       counter.add(rec);
       for (KeyOrigin& k : largest) {
-        const std::int64_t v = get_integer(rec, layout.fields[static_cast<std::size_t>(k.field)]);
+        const std::int64_t v = load_integer(rec, layout.fields[static_cast<std::size_t>(k.field)]);
         if (v > k.max) {
           k.max = v;
           k.line = shard.line();

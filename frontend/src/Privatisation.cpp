@@ -12,33 +12,34 @@
 #include <optional>
 
 namespace rotor::frontend {
-namespace {
 
-using namespace clang;
-
-/// Calls `fn` on every statement under `s` (lambda bodies included), `s` first.
-void visit(const Stmt* s, const std::function<void(const Stmt*)>& fn) {
+void visit_statements(const clang::Stmt* s, const std::function<void(const clang::Stmt*)>& fn) {
   if (s == nullptr) {
     return;
   }
   fn(s);
-  for (const Stmt* c : s->children()) {
-    visit(c, fn);
+  for (const clang::Stmt* c : s->children()) {
+    visit_statements(c, fn);
   }
-  if (const auto* lambda = dyn_cast<LambdaExpr>(s)) {
-    visit(lambda->getBody(), fn);
+  if (const auto* lambda = clang::dyn_cast<clang::LambdaExpr>(s)) {
+    visit_statements(lambda->getBody(), fn);
   }
 }
 
-bool names(const Stmt* s, const VarDecl* v) {
+bool names_variable(const clang::Stmt* s, const clang::VarDecl* v) {
   bool found = false;
-  visit(s, [&](const Stmt* x) {
-    if (const auto* dre = dyn_cast<DeclRefExpr>(x); dre != nullptr && dre->getDecl() == v) {
+  visit_statements(s, [&](const clang::Stmt* x) {
+    if (const auto* dre = clang::dyn_cast<clang::DeclRefExpr>(x);
+        dre != nullptr && dre->getDecl() == v) {
       found = true;
     }
   });
   return found;
 }
+
+namespace {
+
+using namespace clang;
 
 bool is_ref_to(const Expr* e, const VarDecl* v) {
   const auto* dre = dyn_cast_or_null<DeclRefExpr>(e ? e->IgnoreParenImpCasts() : nullptr);
@@ -153,7 +154,7 @@ const VarDecl* counting_loop(ASTContext& ctx, const ForStmt* loop, const Expr*& 
 bool plain_body(const Stmt* s, const VarDecl* k) {
   ParentMap parents(const_cast<Stmt*>(s));
   bool ok = true;
-  visit(s, [&](const Stmt* x) {
+  visit_statements(s, [&](const Stmt* x) {
     if (isa<BreakStmt, ContinueStmt, ReturnStmt, GotoStmt, IndirectGotoStmt>(x)) {
       ok = false;
     }
@@ -178,7 +179,7 @@ std::vector<const Stmt*> statements(const Stmt* body) {
 bool only_subscripts(const Stmt* root, const VarDecl* v, const VarDecl* k) {
   ParentMap parents(const_cast<Stmt*>(root));
   bool ok = true;
-  visit(root, [&](const Stmt* x) {
+  visit_statements(root, [&](const Stmt* x) {
     const auto* dre = dyn_cast<DeclRefExpr>(x);
     if (dre == nullptr || dre->getDecl() != v) {
       return;
@@ -227,9 +228,9 @@ bool fills_whole_buffer(ASTContext& ctx, const Stmt* s, const VarDecl* v, std::u
     const Expr* index = assign != nullptr && assign->getOpcode() == BO_Assign
                             ? subscript_of(assign->getLHS(), v)
                             : nullptr;
-    if (index != nullptr && is_ref_to(index, k) && !names(assign->getRHS(), v)) {
+    if (index != nullptr && is_ref_to(index, k) && !names_variable(assign->getRHS(), v)) {
       written = true;
-    } else if (names(st, v)) {
+    } else if (names_variable(st, v)) {
       return false; // named before it is written
     }
   }
@@ -247,7 +248,7 @@ bool named_only_in(const clang::VarDecl* v, const LoopSite& loop, const SourceMa
   }
   const SourceRange range = loop.stmt->getSourceRange();
   bool elsewhere = false;
-  visit(fn->getBody(), [&](const Stmt* s) {
+  visit_statements(fn->getBody(), [&](const Stmt* s) {
     const auto* dre = dyn_cast<DeclRefExpr>(s);
     if (dre == nullptr || dre->getDecl() != v) {
       return;
@@ -265,7 +266,7 @@ std::vector<std::pair<const VarDecl*, SourceLocation>> outside_variables(const L
                                                                          const SourceManager& sm) {
   std::vector<std::pair<const VarDecl*, SourceLocation>> out;
   const SourceLocation begin = loop.stmt->getBeginLoc();
-  visit(loop.body, [&](const Stmt* x) {
+  visit_statements(loop.body, [&](const Stmt* x) {
     const auto* dre = dyn_cast<DeclRefExpr>(x);
     const auto* v = dre != nullptr ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
     if (v == nullptr || !sm.isBeforeInTranslationUnit(v->getLocation(), begin)) {
@@ -292,7 +293,7 @@ std::vector<PrivateVariable> find_scratch_buffers(ASTContext& ctx, const LoopSit
       continue;
     }
     std::size_t i = 0;
-    while (i < body.size() && !names(body[i], v)) {
+    while (i < body.size() && !names_variable(body[i], v)) {
       ++i;
     }
     if (i == body.size() || !fills_whole_buffer(ctx, body[i], v, *extent)) {

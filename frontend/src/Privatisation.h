@@ -11,6 +11,7 @@
 
 #include <clang/AST/StmtCXX.h>
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +55,12 @@ struct ScratchScalar {
 /// (ScratchScalars.cpp states the rule). Anything else is not one (deny by default).
 std::vector<ScratchScalar> find_scratch_scalars(const LoopSite& loop,
                                                 const clang::SourceManager& sm);
+
+/// Calls `fn` on every statement under `s` (lambda bodies included), `s` first.
+void visit_statements(const clang::Stmt* s, const std::function<void(const clang::Stmt*)>& fn);
+
+/// Does a statement under `s` refer to `v`?
+bool names_variable(const clang::Stmt* s, const clang::VarDecl* v);
 
 /// Is `loop` the only code of `v`'s function that names `v` (so nothing before it resized it,
 /// took its address, or reads what the loop leaves in it)?

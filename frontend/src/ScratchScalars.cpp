@@ -34,25 +34,6 @@ namespace {
 
 using namespace clang;
 
-void visit(const Stmt* s, const std::function<void(const Stmt*)>& fn) {
-  if (s == nullptr) {
-    return;
-  }
-  fn(s);
-  for (const Stmt* c : s->children()) {
-    visit(c, fn);
-  }
-}
-
-bool names(const Stmt* s, const VarDecl* v) {
-  bool found = false;
-  visit(s, [&](const Stmt* x) {
-    const auto* dre = dyn_cast<DeclRefExpr>(x);
-    found = found || (dre != nullptr && dre->getDecl() == v);
-  });
-  return found;
-}
-
 bool is_ref_to(const Expr* e, const VarDecl* v) {
   const auto* dre = dyn_cast_or_null<DeclRefExpr>(e != nullptr ? e->IgnoreParens() : nullptr);
   return dre != nullptr && dre->getDecl() == v;
@@ -68,7 +49,7 @@ Status first_naming(const Stmt* s, const VarDecl* v);
 /// when it is defined at this level.
 Status statement_list(const std::vector<const Stmt*>& list, const VarDecl* v) {
   std::size_t i = 0;
-  while (i < list.size() && !names(list[i], v)) {
+  while (i < list.size() && !names_variable(list[i], v)) {
     ++i;
   }
   if (i == list.size()) {
@@ -77,7 +58,7 @@ Status statement_list(const std::vector<const Stmt*>& list, const VarDecl* v) {
   const Status first = first_naming(list[i], v);
   if (first == Status::contained) {
     for (std::size_t j = i + 1; j < list.size(); ++j) {
-      if (names(list[j], v)) {
+      if (names_variable(list[j], v)) {
         return Status::bad;
       }
     }
@@ -94,7 +75,7 @@ std::vector<const Stmt*> statements_of(const Stmt* s) {
 
 /// A body run zero or more times (a loop's) or maybe not at all (a branch): contained or bad.
 Status nested(const Stmt* body, const VarDecl* v) {
-  if (body == nullptr || !names(body, v)) {
+  if (body == nullptr || !names_variable(body, v)) {
     return Status::contained;
   }
   return statement_list(statements_of(body), v) == Status::bad ? Status::bad : Status::contained;
@@ -105,33 +86,34 @@ Status first_naming(const Stmt* s, const VarDecl* v) {
     s = ewc->getSubExpr();
   }
   if (const auto* bo = dyn_cast<BinaryOperator>(s)) {
-    const bool defines =
-        bo->getOpcode() == BO_Assign && is_ref_to(bo->getLHS(), v) && !names(bo->getRHS(), v);
+    const bool defines = bo->getOpcode() == BO_Assign && is_ref_to(bo->getLHS(), v) &&
+                         !names_variable(bo->getRHS(), v);
     return defines ? Status::defined : Status::bad;
   }
   if (const auto* cs = dyn_cast<CompoundStmt>(s)) {
     return statement_list(statements_of(cs), v);
   }
   if (const auto* fs = dyn_cast<ForStmt>(s)) {
-    const bool header = names(fs->getInit(), v) || names(fs->getCond(), v) ||
-                        names(fs->getInc(), v) || names(fs->getConditionVariableDeclStmt(), v);
+    const bool header = names_variable(fs->getInit(), v) || names_variable(fs->getCond(), v) ||
+                        names_variable(fs->getInc(), v) ||
+                        names_variable(fs->getConditionVariableDeclStmt(), v);
     return header ? Status::bad : nested(fs->getBody(), v);
   }
   if (const auto* rs = dyn_cast<CXXForRangeStmt>(s)) {
-    const bool header =
-        names(rs->getInit(), v) || names(rs->getRangeStmt(), v) || names(rs->getLoopVarStmt(), v);
+    const bool header = names_variable(rs->getInit(), v) || names_variable(rs->getRangeStmt(), v) ||
+                        names_variable(rs->getLoopVarStmt(), v);
     return header ? Status::bad : nested(rs->getBody(), v);
   }
   if (const auto* ws = dyn_cast<WhileStmt>(s)) {
-    return names(ws->getCond(), v) ? Status::bad : nested(ws->getBody(), v);
+    return names_variable(ws->getCond(), v) ? Status::bad : nested(ws->getBody(), v);
   }
   if (const auto* ds = dyn_cast<DoStmt>(s)) {
     // `continue` before the definition jumps to the condition: it may not name v.
-    return names(ds->getCond(), v) ? Status::bad : nested(ds->getBody(), v);
+    return names_variable(ds->getCond(), v) ? Status::bad : nested(ds->getBody(), v);
   }
   if (const auto* is = dyn_cast<IfStmt>(s)) {
-    if (names(is->getInit(), v) || names(is->getCond(), v) ||
-        names(is->getConditionVariableDeclStmt(), v)) {
+    if (names_variable(is->getInit(), v) || names_variable(is->getCond(), v) ||
+        names_variable(is->getConditionVariableDeclStmt(), v)) {
       return Status::bad;
     }
     const Status then_status = nested(is->getThen(), v);
@@ -147,7 +129,7 @@ Status first_naming(const Stmt* s, const VarDecl* v) {
 bool plain_mentions(const Stmt* body, const VarDecl* v, std::vector<const Stmt*>& writes) {
   ParentMap parents(const_cast<Stmt*>(body));
   bool ok = true;
-  visit(body, [&](const Stmt* x) {
+  visit_statements(body, [&](const Stmt* x) {
     const auto* dre = dyn_cast<DeclRefExpr>(x);
     if (dre == nullptr || dre->getDecl() != v) {
       return;
@@ -179,8 +161,8 @@ bool plain_mentions(const Stmt* body, const VarDecl* v, std::vector<const Stmt*>
 
 bool has_jump_target(const Stmt* body) {
   bool found = false;
-  visit(body,
-        [&](const Stmt* x) { found = found || isa<GotoStmt, IndirectGotoStmt, LabelStmt>(x); });
+  visit_statements(
+      body, [&](const Stmt* x) { found = found || isa<GotoStmt, IndirectGotoStmt, LabelStmt>(x); });
   return found;
 }
 
@@ -188,11 +170,11 @@ bool has_jump_target(const Stmt* body) {
 bool named_only_in_body(const LoopSite& loop, const VarDecl* v) {
   int in_statement = 0;
   int in_body = 0;
-  visit(loop.stmt, [&](const Stmt* x) {
+  visit_statements(loop.stmt, [&](const Stmt* x) {
     const auto* dre = dyn_cast<DeclRefExpr>(x);
     in_statement += dre != nullptr && dre->getDecl() == v ? 1 : 0;
   });
-  visit(loop.body, [&](const Stmt* x) {
+  visit_statements(loop.body, [&](const Stmt* x) {
     const auto* dre = dyn_cast<DeclRefExpr>(x);
     in_body += dre != nullptr && dre->getDecl() == v ? 1 : 0;
   });
