@@ -269,6 +269,9 @@ frontend::Options frontend_options(const Command& cmd, const DriverConfig& confi
   options.rewrite = cmd.explain == Explain::none;
   options.pch_cache_dir = pch_cache_dir();
   options.device_gpu = cmd.device_gpu;
+  for (std::size_t index : cmd.sources) {
+    options.program_sources.push_back(cmd.args[index]);
+  }
   return options;
 }
 

@@ -20,6 +20,9 @@ std::string explain_json(const std::vector<LoopResult>& loops) {
     if (!l.container.empty()) {
       loop["container"] = l.container;
     }
+    if (!l.imported_bodies.empty()) {
+      loop["bodies_read_elsewhere"] = l.imported_bodies;
+    }
     doc["loops"].push_back(std::move(loop));
   }
   return doc.dump(2) + "\n";

@@ -5,6 +5,7 @@
 #include "LoopRewriter.h"
 #include "Lowering.h"
 #include "MainSession.h"
+#include "OtherSources.h"
 #include "PragmaHandler.h"
 #include "RuntimeInclude.h"
 #include "TemplateLoops.h"
@@ -54,6 +55,8 @@ std::string format(const Diagnostic& d) {
 
 namespace {
 
+std::vector<std::string> parse_args(const Options& options);
+
 /// Every statement of the main file that a pragma might precede, by the location of its
 /// first token.
 class LoopCollector : public RecursiveASTVisitor<LoopCollector> {
@@ -97,6 +100,10 @@ public:
     result_.ok = true;
     const SourceManager& sm = ctx.getSourceManager();
     Rewriter rw(ctx.getSourceManager(), ctx.getLangOpts());
+    const FileEntry* main_file = sm.getFileEntryForID(sm.getMainFileID());
+    other_sources_ = std::make_unique<OtherSources>(
+        ctx, main_file != nullptr ? main_file->getName().str() : name_, options_.program_sources,
+        parse_args(options_));
     for (const RotorPragma& p : pragmas_) {
       if (const LoopSite loop = annotated_loop(ctx, p); loop.stmt != nullptr) {
         handle_loop(ctx, p, loop, rw);
@@ -182,7 +189,9 @@ private:
   Analysed analyse(ASTContext& ctx, const RotorPragma& p, const LoopSite& loop,
                    std::vector<Diagnostic>& diags) {
     Analysed a;
-    a.lowered = lower_loop(ctx, loop, p, name_, diags);
+    // Helpers defined in another source file: their bodies first (only where a loop reaches one).
+    a.result.imported_bodies = other_sources_->import_reached(loop.stmt);
+    a.lowered = lower_loop(ctx, loop, p, name_, diags, other_sources_.get());
     a.lowered.may_throw = may_throw(loop.body);
     a.lowered.gpu = a.lowered.gpu || options_.device_gpu;
     block_undoable_vector_writes(a.lowered);
@@ -386,7 +395,8 @@ private:
   bool collected_ = false;
   std::map<unsigned, Stmt*> fors_;
   std::optional<std::map<unsigned, std::vector<LoopSite>>> instances_;
-  std::set<unsigned> rewritten_libc_calls_; ///< file offsets of rewritten random()/rand() calls
+  std::unique_ptr<OtherSources> other_sources_; ///< kept for the whole analysis (imported bodies)
+  std::set<unsigned> rewritten_libc_calls_;     ///< file offsets of rewritten random()/rand() calls
 };
 
 /// Collects Clang's error messages instead of printing them (the parse with a PCH: on any error

@@ -934,8 +934,7 @@ void LoopLowering::on_destroy(const VarDecl* vd, Frame& f) {
   if (!dd->hasBody(def) || def == nullptr || !analysable_callee(def)) {
     if (!sm_.isInSystemHeader(dd->getLocation()) && !is_rotor_decl(dd)) {
       escape(analysis::Escape::Kind::unknown_call,
-             "destructor of '" + rd->getNameAsString() + "', whose body is not visible here",
-             vd->getLocation());
+             "destructor of '" + rd->getNameAsString() + not_visible(dd), vd->getLocation());
     }
     return;
   }
@@ -971,8 +970,7 @@ void LoopLowering::on_construct(const CXXConstructExpr* ctor, Frame& f) {
     if (cd != nullptr && !cd->isTrivial() && !cd->isDefaulted() && !analysable_callee(cd) &&
         !sm_.isInSystemHeader(cd->getLocation()) && !is_rotor_decl(cd)) {
       escape(analysis::Escape::Kind::unknown_call,
-             "constructor of '" + cd->getParent()->getNameAsString() +
-                 "', whose body is not visible here",
+             "constructor of '" + cd->getParent()->getNameAsString() + not_visible(cd),
              ctor->getBeginLoc());
     }
     return;
@@ -1432,8 +1430,9 @@ void LoopLowering::settle_buffered() {
 namespace rotor::frontend {
 
 LoweredLoop lower_loop(ASTContext& ctx, const LoopSite& loop, const RotorPragma& pragma,
-                       const std::string& file_name, std::vector<Diagnostic>& diags) {
-  return lowering::LoopLowering(ctx, loop, pragma, file_name, diags).run();
+                       const std::string& file_name, std::vector<Diagnostic>& diags,
+                       const OtherSources* other) {
+  return lowering::LoopLowering(ctx, loop, pragma, file_name, diags, other).run();
 }
 
 } // namespace rotor::frontend

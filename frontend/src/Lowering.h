@@ -80,8 +80,13 @@ struct LoweredLoop {
 };
 
 /// Lowers `loop` (annotated by `pragma`). Errors and remarks are appended to `diags`.
+class OtherSources;
+
+/// `other`: where helpers' bodies were searched in the program's other sources (its reasons go
+/// into the "not visible" blockers); may be null.
 LoweredLoop lower_loop(clang::ASTContext& ctx, const LoopSite& loop, const RotorPragma& pragma,
-                       const std::string& file_name, std::vector<Diagnostic>& diags);
+                       const std::string& file_name, std::vector<Diagnostic>& diags,
+                       const OtherSources* other = nullptr);
 
 /// A Diagnostic at `loc` (the line of source filled in).
 Diagnostic make_diagnostic(const clang::SourceManager& sm, clang::SourceLocation loc,

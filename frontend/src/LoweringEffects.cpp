@@ -10,6 +10,7 @@
 
 #include "KnownCallees.h"
 #include "LoweringState.h"
+#include "OtherSources.h"
 #include "RotorTypes.h"
 
 #include <clang/AST/Attr.h>
@@ -500,6 +501,12 @@ bool LoopLowering::calls_analysed_method(const CXXThisExpr* te, Frame& f) const 
   return md->hasBody(def) && def != nullptr && analysable_callee(def);
 }
 
+std::string LoopLowering::not_visible(const FunctionDecl* fd) const {
+  const std::string why =
+      other_sources_ != nullptr ? other_sources_->why_not_imported(fd) : std::string();
+  return "', whose body is not visible here" + (why.empty() ? std::string() : " (" + why + ")");
+}
+
 bool LoopLowering::check_call(const CallExpr* call, const FunctionDecl* fd, Frame& f,
                               bool& analyse) {
   analyse = false;
@@ -538,8 +545,7 @@ bool LoopLowering::check_call(const CallExpr* call, const FunctionDecl* fd, Fram
   const bool system = sm_.isInSystemHeader(fd->getLocation()) || fd->getBuiltinID() != 0;
   if (!system) {
     escape(analysis::Escape::Kind::unknown_call,
-           "call to '" + fd->getNameAsString() + "', whose body is not visible here",
-           call->getBeginLoc());
+           "call to '" + fd->getNameAsString() + not_visible(fd), call->getBeginLoc());
     return false;
   }
   const auto* md = dyn_cast<CXXMethodDecl>(fd);

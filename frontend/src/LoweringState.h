@@ -148,9 +148,10 @@ bool is_nonconst_ref(QualType t);
 class LoopLowering {
 public:
   LoopLowering(ASTContext& ctx, const LoopSite& loop, const RotorPragma& pragma,
-               const std::string& file, std::vector<Diagnostic>& diags)
+               const std::string& file, std::vector<Diagnostic>& diags,
+               const OtherSources* other = nullptr)
       : ctx_(ctx), sm_(ctx.getSourceManager()), loop_(loop), pragma_(pragma), file_(file),
-        diags_(diags) {}
+        diags_(diags), other_sources_(other) {}
 
   LoweredLoop run();
 
@@ -334,6 +335,9 @@ private:
   const RotorPragma& pragma_;
   std::string file_;
   std::vector<Diagnostic>& diags_;
+  const OtherSources* other_sources_ = nullptr;
+  /// "', whose body is not visible here" and why the search in the other sources failed.
+  std::string not_visible(const FunctionDecl* fd) const;
   LoweredLoop out_;
 
   const VarDecl* loop_var_ = nullptr;

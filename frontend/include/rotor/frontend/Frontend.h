@@ -45,6 +45,10 @@ struct LoopResult {
   /// A loop run through the inspector: the container it ranges over as `std::vector<Rating>`
   /// (--explain says it; JSON key "container"); empty for a Dataset or IndexSpace loop.
   std::string container;
+  /// Bodies of helpers read from another source file of the program (src/OtherSources.h):
+  /// "body of 'Matrix::get_value' read from matrix.cpp:32" (--explain notes; JSON key
+  /// "bodies_read_elsewhere").
+  std::vector<std::string> imported_bodies;
 };
 
 struct Options {
@@ -62,6 +66,9 @@ struct Options {
   std::string pch_cache_dir;
   /// `rotor-cc --device=gpu`: every annotated loop is a `device(gpu)` loop.
   bool device_gpu = false;
+  /// The program's source files on the rotor-cc command line: searched first for the body of a
+  /// helper the file declares but does not define (src/OtherSources.h).
+  std::vector<std::string> program_sources;
 };
 
 struct FileResult {
