@@ -157,9 +157,10 @@ std::string escape_fix(const Escape& e) {
              (name.empty() ? std::string("the helper") : "'" + name + "'") +
              " by a loop, so that Rotor can follow its accesses";
     }
-    return "define the called function in this file or in a header it includes (Rotor analyses "
-           "helpers whose body it sees, with their arguments bound), or move the call out of the "
-           "loop";
+    return "define the called function in this file, in a header it includes, or in exactly "
+           "one other source of the program beside this file or on the rotor-cc command line "
+           "(Rotor analyses helpers whose body it sees, with their arguments bound), or move the "
+           "call out of the loop";
   case Escape::Kind::control_flow:
     return "remove the early exit: every record must be visited, in no fixed order; skip the "
            "records you do not want with 'continue' or an if (both are allowed)";

@@ -40,6 +40,9 @@ std::string explain_text(const std::vector<LoopResult>& loops) {
     os << "  plan: " << r.sentence << "\n";
     for (const detail::BlockerReport& b : r.blockers) {
       os << "  blocked by: " << b.what << "\n";
+      if (!b.source_line.empty() && b.where.rfind(r.file + ":", 0) != 0) {
+        os << "    in " << b.where << "\n"; // another file: a header, a body read elsewhere
+      }
       if (!b.source_line.empty()) {
         os << detail::snippet(b.source_line, b.line, b.col);
       } else if (!b.where.empty()) {

@@ -205,9 +205,8 @@ struct OtherSources::Impl {
     }
     Unit u;
     u.ast = tooling::buildASTFromCodeWithArgs(
-        text_of(path), parse_args, canonical(path), "rotor-cc",
-        std::make_shared<PCHContainerOperations>(), tooling::getClangStripDependencyFileAdjuster(),
-        tooling::FileContentMappings(), &quiet);
+        text_of(path), parse_args, path, "rotor-cc", std::make_shared<PCHContainerOperations>(),
+        tooling::getClangStripDependencyFileAdjuster(), tooling::FileContentMappings(), &quiet);
     if (u.ast != nullptr && u.ast->getDiagnostics().hasErrorOccurred()) {
       u.ast.reset();
     }

@@ -17,5 +17,8 @@ for t in ../explain/*.txt; do
   c=$(basename "$t" .txt).cpp
   "$cc" --explain "$c" > "$t"
 done
+for d in split twice global missing broken; do
+  (cd "../other_sources/$d" && "$cc" --explain loop.cpp) > "../other_sources/$d.txt"
+done
 echo "approved: $(ls ../explain/*.txt | wc -l) explain text goldens"
 echo "approved: $(ls *.json | wc -l) explain goldens, $(wc -l < ../rewrite_cases.txt) rewrite goldens"
