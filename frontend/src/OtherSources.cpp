@@ -106,22 +106,35 @@ std::string count_words(std::size_t n) {
   return n == 2 ? "two" : n == 3 ? "three" : std::to_string(n);
 }
 
-/// Every definition in `unit`'s main file whose USR is `usr`.
-class DefinitionFinder : public RecursiveASTVisitor<DefinitionFinder> {
+/// Why clang::ASTImporter refused, in words.
+std::string import_failure(llvm::Error e) {
+  std::string why = llvm::toString(std::move(e));
+  if (why == "NameConflict") {
+    return "a declaration it uses differs there from this file's (" + why + ")";
+  }
+  if (why == "UnsupportedConstruct") {
+    return "it uses a construct Clang's importer does not support (" + why + ")";
+  }
+  return why;
+}
+
+/// The function definitions written in a file itself (not in the headers it includes), by USR.
+class Definitions : public RecursiveASTVisitor<Definitions> {
 public:
-  DefinitionFinder(const SourceManager& sm, std::string usr) : sm_(sm), usr_(std::move(usr)) {}
+  explicit Definitions(const SourceManager& sm) : sm_(sm) {}
   bool VisitFunctionDecl(FunctionDecl* fd) {
     if (fd->doesThisDeclarationHaveABody() && !fd->isDependentContext() &&
-        sm_.isWrittenInMainFile(sm_.getExpansionLoc(fd->getLocation())) && usr_of(fd) == usr_) {
-      found.push_back(fd);
+        sm_.isWrittenInMainFile(sm_.getExpansionLoc(fd->getLocation()))) {
+      if (std::string usr = usr_of(fd); !usr.empty()) {
+        by_usr[usr].push_back(fd);
+      }
     }
     return true;
   }
-  std::vector<FunctionDecl*> found;
+  std::map<std::string, std::vector<FunctionDecl*>> by_usr;
 
 private:
   const SourceManager& sm_;
-  std::string usr_;
 };
 
 } // namespace
@@ -135,8 +148,11 @@ struct OtherSources::Impl {
   IgnoringDiagConsumer quiet; ///< the other files' diagnostics (a parse error denies instead)
 
   struct Unit {
-    std::unique_ptr<ASTUnit> ast; ///< null when the file does not parse
-    std::unique_ptr<ASTImporter> importer;
+    bool parses = false;
+    /// The definitions written in the file, by USR: where each is ("matrix.cpp:32").
+    std::map<std::string, std::vector<std::string>> definitions;
+    std::unique_ptr<ASTUnit> ast;          ///< kept only for a file a body was imported from
+    std::unique_ptr<ASTImporter> importer; ///< made on the first import from the file
   };
   std::map<std::string, Unit> units;                  ///< by path as found
   std::map<std::string, std::string> texts;           ///< file contents, by path
@@ -198,32 +214,53 @@ struct OtherSources::Impl {
     return out;
   }
 
+  /// `path` parsed with the compiled file's arguments; null when it has errors.
+  std::unique_ptr<ASTUnit> parse(const std::string& path) {
+    std::unique_ptr<ASTUnit> ast = tooling::buildASTFromCodeWithArgs(
+        text_of(path), parse_args, path, "rotor-cc", std::make_shared<PCHContainerOperations>(),
+        tooling::getClangStripDependencyFileAdjuster(), tooling::FileContentMappings(), &quiet);
+    if (ast != nullptr && ast->getDiagnostics().hasErrorOccurred()) {
+      ast.reset();
+    }
+    return ast;
+  }
+
+  /// The file parsed once per rotor-cc invocation, with the index of its definitions.
   Unit& unit_of(const std::string& path) {
     auto it = units.find(path);
     if (it != units.end()) {
       return it->second;
     }
     Unit u;
-    u.ast = tooling::buildASTFromCodeWithArgs(
-        text_of(path), parse_args, path, "rotor-cc", std::make_shared<PCHContainerOperations>(),
-        tooling::getClangStripDependencyFileAdjuster(), tooling::FileContentMappings(), &quiet);
-    if (u.ast != nullptr && u.ast->getDiagnostics().hasErrorOccurred()) {
-      u.ast.reset();
-    }
-    if (u.ast != nullptr) {
-      if (!shared) {
-        shared = std::make_shared<ASTImporterSharedState>(*ctx.getTranslationUnitDecl());
+    u.ast = parse(path);
+    u.parses = u.ast != nullptr;
+    if (u.parses) {
+      const SourceManager& usm = u.ast->getSourceManager();
+      Definitions defs(usm);
+      defs.TraverseDecl(u.ast->getASTContext().getTranslationUnitDecl());
+      for (const auto& [usr, decls] : defs.by_usr) {
+        for (const FunctionDecl* d : decls) {
+          u.definitions[usr].push_back(
+              path + ":" +
+              std::to_string(usm.getPresumedLineNumber(usm.getExpansionLoc(d->getLocation()))));
+        }
       }
-      u.importer = std::make_unique<ASTImporter>(ctx, ctx.getSourceManager().getFileManager(),
-                                                 u.ast->getASTContext(), u.ast->getFileManager(),
-                                                 /*MinimalImport=*/false, shared);
     }
     return units.emplace(path, std::move(u)).first->second;
   }
 
+  /// Frees the ASTs of the files no body was imported from (a directory of large sources would
+  /// otherwise stay in memory for the whole analysis); a later import parses the file again.
+  void release_unused() {
+    for (auto& [path, u] : units) {
+      if (u.importer == nullptr) {
+        u.ast.reset();
+      }
+    }
+  }
+
   struct Found {
-    Unit* unit;
-    FunctionDecl* def;
+    std::string path;
     std::string where; ///< "matrix.cpp:32"
   };
 
@@ -241,22 +278,48 @@ struct OtherSources::Impl {
       if (text_of(path).find(name) == std::string::npos) {
         continue;
       }
-      Unit& u = unit_of(path);
-      if (u.ast == nullptr) {
+      const Unit& u = unit_of(path);
+      if (!u.parses) {
         unparsed.push_back(path);
         continue;
       }
-      const SourceManager& usm = u.ast->getSourceManager();
-      DefinitionFinder finder(usm, usr);
-      finder.TraverseDecl(u.ast->getASTContext().getTranslationUnitDecl());
-      for (FunctionDecl* def : finder.found) {
-        found.push_back({&u, def,
-                         path + ":" +
-                             std::to_string(usm.getPresumedLineNumber(
-                                 usm.getExpansionLoc(def->getLocation())))});
+      if (const auto d = u.definitions.find(usr); d != u.definitions.end()) {
+        for (const std::string& where : d->second) {
+          found.push_back({path, where});
+        }
       }
     }
-    return decide(fd, usr, found, unparsed);
+    const FunctionDecl* def = decide(fd, usr, found, unparsed);
+    release_unused();
+    return def;
+  }
+
+  /// Imports the one definition `usr` of `path` into the compiled file's context.
+  llvm::Expected<Decl*> import(const std::string& path, const std::string& usr) {
+    Unit& u = units.at(path);
+    if (u.ast == nullptr) {
+      u.ast = parse(path);
+    }
+    FunctionDecl* from = nullptr;
+    if (u.ast != nullptr) {
+      Definitions defs(u.ast->getSourceManager());
+      defs.TraverseDecl(u.ast->getASTContext().getTranslationUnitDecl());
+      const auto d = defs.by_usr.find(usr);
+      from = d != defs.by_usr.end() && d->second.size() == 1 ? d->second.front() : nullptr;
+    }
+    if (from == nullptr) {
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "the file changed while rotor-cc read it");
+    }
+    if (u.importer == nullptr) {
+      if (!shared) {
+        shared = std::make_shared<ASTImporterSharedState>(*ctx.getTranslationUnitDecl());
+      }
+      u.importer = std::make_unique<ASTImporter>(ctx, ctx.getSourceManager().getFileManager(),
+                                                 u.ast->getASTContext(), u.ast->getFileManager(),
+                                                 /*MinimalImport=*/false, shared);
+    }
+    return u.importer->Import(from);
   }
 
   const FunctionDecl* decide(const FunctionDecl* fd, const std::string& usr,
@@ -280,10 +343,10 @@ struct OtherSources::Impl {
       failures[usr] = count_words(found.size()) + " definitions: " + where;
       return nullptr;
     }
-    llvm::Expected<Decl*> imported = found.front().unit->importer->Import(found.front().def);
+    llvm::Expected<Decl*> imported = import(found.front().path, usr);
     if (!imported) {
       failures[usr] = "importing its body from " + found.front().where +
-                      " failed: " + llvm::toString(imported.takeError());
+                      " failed: " + import_failure(imported.takeError());
       return nullptr;
     }
     const FunctionDecl* def = nullptr;
@@ -342,6 +405,13 @@ std::vector<std::string> OtherSources::import_reached(const Stmt* body) {
         notes.push_back("body of '" + fd->getQualifiedNameAsString() + "' read from " + o->second);
       }
       work.push_back(def->getBody());
+      if (const auto* cd = dyn_cast<CXXConstructorDecl>(def)) {
+        for (const CXXCtorInitializer* init : cd->inits()) {
+          if (init->getInit() != nullptr) {
+            work.push_back(init->getInit()); // member and base initialisers run code too
+          }
+        }
+      }
     }
   }
   return notes;

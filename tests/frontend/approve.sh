@@ -17,7 +17,7 @@ for t in ../explain/*.txt; do
   c=$(basename "$t" .txt).cpp
   "$cc" --explain "$c" > "$t"
 done
-for d in split twice global missing broken; do
+for d in split twice global missing broken differs; do
   (cd "../other_sources/$d" && "$cc" --explain loop.cpp) > "../other_sources/$d.txt"
 done
 echo "approved: $(ls ../explain/*.txt | wc -l) explain text goldens"
