@@ -113,6 +113,7 @@ public:
       insert_main_session(ctx, rw);           // a program without a rotor::Session gets one
       insert_runtime_include(ctx, rw, name_); // and one without rotor.h its include
     }
+    other_sources_.reset(); // frees the other files' ASTs before the ASTContext goes
     if (result_.ok && options_.rewrite) {
       if (const RewriteBuffer* buf = rw.getRewriteBufferFor(sm.getMainFileID())) {
         result_.rewritten = std::string(buf->begin(), buf->end());
