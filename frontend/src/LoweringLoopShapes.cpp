@@ -250,11 +250,35 @@ bool used_as_index(const Expr* e, const ParentMap& parents) {
 
 } // namespace
 
+/// `M` or `this->M`, an integer data member of the object the loop's method runs on: its field;
+/// nullptr for anything else.
+const FieldDecl* LoopLowering::range_bound_member(const Expr* bound) const {
+  const auto* me = dyn_cast<MemberExpr>(bound->IgnoreParenImpCasts());
+  const auto* fd = me != nullptr ? dyn_cast<FieldDecl>(me->getMemberDecl()) : nullptr;
+  if (fd == nullptr || !isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts()) ||
+      !fd->getType()->isIntegerType() || fd->getType()->isReferenceType() || fd->isBitField()) {
+    return nullptr;
+  }
+  return fd;
+}
+
 /// `for (I m = 0; m < M; ++m)`: no records; the iterations are the integers [0, M). M must be a
-/// local variable or by-value parameter of the loop's function used only by value there (it
-/// cannot change while the loop runs, so the inspector's count is the loop's). False, with an
+/// local variable or by-value parameter of the loop's function used only by value there, or an
+/// integer member of the loop's object that the loop does not write (range_bound_member): it
+/// cannot change while the loop runs, so the inspector's count is the loop's. False, with an
 /// error, otherwise.
 bool LoopLowering::choose_range_space() {
+  if (range_bound_member(loop_.range) != nullptr) {
+    // `m < M` / `m < this->M`: an integer member of the loop's object. The walk makes any write
+    // to it, or any use that may lead to one (its address, a reference to it, a method of this
+    // object that writes it), an escape (on_this, as for an integer member used as a row
+    // stride), so a loop that may change it is serial and runs as written.
+    out_.model.space = analysis::SpaceKind::dataset;
+    out_.over_vector = true;
+    out_.int_range = true;
+    out_.range = text_of(loop_.range);
+    return true;
+  }
   const auto* dre = dyn_cast<DeclRefExpr>(loop_.range->IgnoreParenImpCasts());
   const auto* n = dre != nullptr ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
   const auto* fn = dyn_cast_or_null<FunctionDecl>(loop_.var->getParentFunctionOrMethod());

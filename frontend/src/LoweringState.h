@@ -253,6 +253,7 @@ private:
   int key_of_member(const MemberExpr* me, Frame& f);
   bool is_key_head(const FieldDecl* fd) const;
   bool choose_range_space();
+  const FieldDecl* range_bound_member(const Expr* bound) const;
   void choose_range_keys();
   int derived_key(const Expr* e) const;
   const ValueDecl* derived_key_array(const Expr* e) const;

@@ -215,12 +215,51 @@ void f(std::vector<double>& out, const int& M) {
 #pragma rotor parallel_for
   for (int m = 0; m < M; ++m) { out[m] = 1.0; } })",
      Expect::error, "its condition must be 'i < v.size()' or 'i < n'"},
-    {"int_range_bound_is_member", R"(
+    // ---- a member bound: an integer member of the loop's object the loop does not write ----
+    {"int_range_member_bound", R"(
 struct S { int M = 0; std::vector<double> out;
   void f() {
 #pragma rotor parallel_for
     for (int m = 0; m < M; ++m) { out[m] = 1.0; } } };)",
-     Expect::error, "the bound 'M' of an integer-range"},
+     Expect::parallel, "one_d"},
+    {"int_range_member_bound_explicit_this", R"(
+struct S { int M = 0; std::vector<int> user_of; std::vector<double> W;
+  void f() {
+#pragma rotor parallel_for
+    for (int m = 0; m < this->M; m++) { W[user_of[m]] += 1.0 + M; } } };)",
+     Expect::parallel, "one_d"},
+    {"int_range_member_bound_written_in_loop", R"(
+struct S { int M = 0; std::vector<double> out;
+  void f() {
+#pragma rotor parallel_for
+    for (int m = 0; m < M; ++m) { out[m] = 1.0; if (m == 2) M = 3; } } };)",
+     Expect::serial, "'M' is declared outside the loop and written in it"},
+    {"int_range_member_bound_written_in_called_method", R"(
+struct S { int M = 0; std::vector<double> out;
+  void shrink() { --M; }
+  void f() {
+#pragma rotor parallel_for
+    for (int m = 0; m < M; ++m) { out[m] = 1.0; shrink(); } } };)",
+     Expect::serial, "'M' is declared outside the loop and written in it"},
+    {"int_range_member_bound_reference_taken", R"(
+void bump(int& n);
+struct S { int M = 0; std::vector<double> out;
+  void f() {
+#pragma rotor parallel_for
+    for (int m = 0; m < M; ++m) { out[m] = 1.0; bump(M); } } };)",
+     Expect::serial, "'M'"},
+    {"int_range_member_bound_address_taken", R"(
+struct S { int M = 0; std::vector<double> out;
+  void f() {
+#pragma rotor parallel_for
+    for (int m = 0; m < M; ++m) { int* p = &M; out[m] = *p; } } };)",
+     Expect::serial, "'M'"},
+    {"int_range_bound_member_of_other_object", R"(
+struct Sizes { int M = 0; };
+void f(Sizes& s, std::vector<double>& out) {
+#pragma rotor parallel_for
+  for (int m = 0; m < s.M; ++m) { out[m] = 1.0; } })",
+     Expect::error, "its condition must be 'i < v.size()' or 'i < n'"},
 };
 
 std::string everything_said(const FileResult& r) {
