@@ -93,7 +93,76 @@ bool unit_step(const Expr* inc, const VarDecl* i) {
   return false;
 }
 
+/// `for (I n = 0; n < B; ++n)` with B a ragged bound of `outer`: the loop, else nullptr. The
+/// outer body must be this loop alone (or a block holding only it).
+const ForStmt* ragged_inner(const Stmt* outer_body, const VarDecl* outer) {
+  const Stmt* only = outer_body;
+  if (const auto* block = dyn_cast_or_null<CompoundStmt>(outer_body)) {
+    only = block->size() == 1 ? block->body_front() : nullptr;
+  }
+  const auto* inner = dyn_cast_or_null<ForStmt>(only);
+  std::string why;
+  const VarDecl* n = inner != nullptr ? zero_start(inner->getInit(), why) : nullptr;
+  const auto* cond = n != nullptr
+                         ? dyn_cast_or_null<BinaryOperator>(inner->getCond()->IgnoreParenImpCasts())
+                         : nullptr;
+  if (cond == nullptr || cond->getOpcode() != BO_LT || !names(cond->getLHS(), n) ||
+      !unit_step(inner->getInc(), n) || !is_ragged_bound(cond->getRHS(), outer)) {
+    return nullptr;
+  }
+  return inner;
+}
+
+/// Through parentheses, implicit casts and explicit integer casts (`(int)v[d].size()`).
+const Expr* strip_integer_casts(const Expr* e) {
+  for (;;) {
+    e = e->IgnoreParenImpCasts();
+    const auto* cast = dyn_cast<ExplicitCastExpr>(e);
+    if (cast == nullptr || !cast->getType()->isIntegerType()) {
+      return e;
+    }
+    e = cast->getSubExpr();
+  }
+}
+
 } // namespace
+
+const Expr* subscripted_by(const Expr* e, const VarDecl* index) {
+  const auto* op =
+      dyn_cast_or_null<CXXOperatorCallExpr>(e == nullptr ? nullptr : e->IgnoreParenImpCasts());
+  if (op == nullptr || op->getOperator() != OO_Subscript || op->getNumArgs() != 2 ||
+      !names(op->getArg(1), index)) {
+    return nullptr;
+  }
+  return op->getArg(0)->IgnoreParenImpCasts();
+}
+
+const Expr* subscript_base_by(const Expr* e, const VarDecl* index) {
+  const Expr* base = subscripted_by(e, index);
+  return base != nullptr && (isa<DeclRefExpr>(base) || this_member(base) != nullptr) ? base
+                                                                                     : nullptr;
+}
+
+const Expr* ragged_bound_array(const Expr* bound, const VarDecl* i) {
+  const Expr* b = strip_integer_casts(bound);
+  if (const auto* call = dyn_cast<CXXMemberCallExpr>(b)) { // A[i].size()
+    const auto* md = call->getMethodDecl();
+    return md != nullptr && md->getNameAsString() == "size" && call->getNumArgs() == 0
+               ? subscript_base_by(call->getImplicitObjectArgument(), i)
+               : nullptr;
+  }
+  if (const auto* me = dyn_cast<MemberExpr>(b)) { // A[i].length
+    return !me->isArrow() && isa<FieldDecl>(me->getMemberDecl())
+               ? subscript_base_by(me->getBase(), i)
+               : nullptr;
+  }
+  return subscript_base_by(b, i); // len[i]
+}
+
+bool is_ragged_bound(const Expr* bound, const VarDecl* i) {
+  return bound != nullptr && bound->getType()->isIntegerType() &&
+         ragged_bound_array(bound, i) != nullptr;
+}
 
 LoopSite range_for_site(const CXXForRangeStmt& loop) {
   LoopSite s;
@@ -130,6 +199,12 @@ LoopSite index_loop_site(const ForStmt& loop, std::string& why) {
   s.range = v != nullptr ? v : n;
   s.index_loop = true;
   s.int_range = n != nullptr;
+  if (const ForStmt* inner = s.int_range ? ragged_inner(s.body, i) : nullptr) {
+    s.inner = inner;
+    s.inner_var = cast<VarDecl>(cast<DeclStmt>(inner->getInit())->getSingleDecl());
+    s.inner_bound = cast<BinaryOperator>(inner->getCond()->IgnoreParenImpCasts())->getRHS();
+    s.body = inner;
+  }
   return s;
 }
 

@@ -258,6 +258,10 @@ private:
   int derived_key(const Expr* e) const;
   const ValueDecl* derived_key_array(const Expr* e) const;
   void check_derived_keys();
+  void add_ragged_key(const CXXOperatorCallExpr* op); // LoweringRagged.cpp
+  void choose_ragged_space();
+  void check_inner_index_use(const DeclRefExpr* dre, Frame& f);
+  void check_ragged_bound();
   void note_member_record_alias(const MemberExpr* me);
   void analyse_callee(Frame& callee, SourceLocation at);
   void on_destroy(const VarDecl* vd, Frame& f);

@@ -260,6 +260,89 @@ void f(Sizes& s, std::vector<double>& out) {
 #pragma rotor parallel_for
   for (int m = 0; m < s.M; ++m) { out[m] = 1.0; } })",
      Expect::error, "its condition must be 'i < v.size()' or 'i < n'"},
+    // ---- ragged nests: pairs (d, n); keys d and read-only integer tables at (d, n) ----
+    {"ragged_size_bound", R"(
+struct Lda { std::vector<std::vector<int>> docs, z; std::vector<std::vector<long>> nw, nd;
+  void sweep(int D) {
+#pragma rotor parallel_for
+    for (int d = 0; d < D; ++d) {
+      for (int n = 0; n < (int)docs[d].size(); ++n) {
+        const int w = docs[d][n]; const int t = z[d][n];
+        nw[w][t] -= 1; nd[d][t] -= 1; nw[w][(t + 1) % 5] += 1; nd[d][(t + 1) % 5] += 1;
+        z[d][n] = (t + 1) % 5; } } } };)",
+     Expect::parallel, "rotation"},
+    {"ragged_tables_may_alias", R"(
+void f(const std::vector<std::vector<int>>& docs, std::vector<std::vector<int>>& z,
+       std::vector<std::vector<long>>& nw, int D) {
+#pragma rotor parallel_for
+  for (int d = 0; d < D; ++d) {
+    for (int n = 0; n < (int)docs[d].size(); ++n) {
+      const int w = docs[d][n]; nw[w][z[d][n]] += 1; z[d][n] = 1; } } })",
+     Expect::serial, "'docs' is read and may be the same container as 'z'"},
+    {"ragged_key_table_written_through_local", R"(
+struct Lda { std::vector<std::vector<int>> docs; std::vector<int> len; std::vector<long> per_word;
+  void sweep(int D) {
+#pragma rotor parallel_for
+    for (int d = 0; d < D; ++d)
+      for (int n = 0; n < len[d]; ++n) {
+        const int w = docs[d][n]; per_word[w] += 1; docs[d][n] = w + 1; } } };)",
+     Expect::serial, "per_word"},
+    {"ragged_length_vector_bound_member", R"(
+struct Model { int D = 0; std::vector<int> len; std::vector<std::vector<int>> docs;
+  std::vector<long> per_word;
+  void f() {
+#pragma rotor parallel_for
+    for (int d = 0; d < D; d++)
+      for (int n = 0; n < len[d]; n++) { per_word[docs[d][n]] += n; } } };)",
+     Expect::parallel, "one_d"},
+    {"ragged_index_table_written", R"(
+void f(std::vector<std::vector<int>>& docs, std::vector<long>& per_word, int D) {
+#pragma rotor parallel_for
+  for (int d = 0; d < D; ++d)
+    for (std::size_t n = 0; n < docs[d].size(); ++n) { per_word[docs[d][n]] += 1; docs[d][n] = 0; } })",
+     Expect::serial, "the key 'docs[d][n]' is read from 'docs', which the loop may change"},
+    {"ragged_statement_beside_inner_loop", R"(
+void f(const std::vector<std::vector<int>>& docs, std::vector<long>& per_word,
+       std::vector<long>& seen, int D) {
+#pragma rotor parallel_for
+  for (int d = 0; d < D; ++d) {
+    seen[d] += 1;
+    for (std::size_t n = 0; n < docs[d].size(); ++n) { per_word[docs[d][n]] += 1; } } })",
+     Expect::serial, "per_word"},
+    {"ragged_bound_written", R"(
+void f(const std::vector<std::vector<int>>& docs, std::vector<int>& len,
+       std::vector<long>& per_word, int D) {
+#pragma rotor parallel_for
+  for (int d = 0; d < D; ++d)
+    for (int n = 0; n < len[d]; ++n) { per_word[docs[d][n]] += 1; len[d] = 1; } })",
+     Expect::serial,
+     "the inner loop's bound 'len[d]' is read from 'len', which the loop may change"},
+    {"ragged_bound_not_a_vector", R"(
+#include <map>
+void f(const std::vector<std::vector<int>>& docs, std::map<int, int>& len,
+       std::vector<long>& per_word, int D) {
+#pragma rotor parallel_for
+  for (int d = 0; d < D; ++d)
+    for (int n = 0; n < len[d]; ++n) { per_word[docs[d][n]] += 1; } })",
+     Expect::serial, "does not read a std::vector"},
+    {"ragged_inner_index_written", R"(
+void f(const std::vector<std::vector<int>>& docs, std::vector<long>& per_word, int D) {
+#pragma rotor parallel_for
+  for (int d = 0; d < D; ++d)
+    for (int n = 0; n < (int)docs[d].size(); ++n) { per_word[docs[d][n]] += 1; n += 1; } })",
+     Expect::error, "the inner loop's index 'n' is written or aliased"},
+    {"ragged_break", R"(
+void f(const std::vector<std::vector<int>>& docs, std::vector<long>& per_word, int D) {
+#pragma rotor parallel_for
+  for (int d = 0; d < D; ++d)
+    for (int n = 0; n < (int)docs[d].size(); ++n) { if (docs[d][n] == 0) break; per_word[docs[d][n]] += 1; } })",
+     Expect::serial, "'break' leaves the loop early"},
+    {"ragged_neighbour_word", R"(
+void f(const std::vector<std::vector<int>>& docs, std::vector<long>& per_word, int D) {
+#pragma rotor parallel_for
+  for (int d = 0; d < D; ++d)
+    for (int n = 0; n + 1 < (int)docs[d].size(); ++n) { per_word[docs[d][n]] += 1; } })",
+     Expect::serial, "per_word"},
 };
 
 std::string everything_said(const FileResult& r) {
