@@ -94,7 +94,9 @@ void LoopLowering::check_ragged_bound() {
            "the inner loop's bound " + bound +
                " does not read a std::vector (Rotor counts each row's iterations before the loop "
                "only through a std::vector it can see is not changed)",
-           loop_.inner_bound->getBeginLoc());
+           loop_.inner_bound->getBeginLoc(),
+           "bound the inner loop by 'v[d].size()', 'len[d]' or 'v[d].field' with v a "
+           "std::vector the loop only reads");
     return;
   }
   const std::string name = array->getNameAsString();
@@ -107,7 +109,10 @@ void LoopLowering::check_ragged_bound() {
            "the inner loop's bound " + bound + " is read from '" + name + "', which the loop " +
                (analysed ? "may change" : "uses in a way Rotor does not follow") +
                " (the inspector counts each row's iterations before the loop)",
-           loop_.inner_bound->getBeginLoc());
+           loop_.inner_bound->getBeginLoc(),
+           "leave '" + name +
+               "' unchanged in the loop (change it after the loop), so that each row's count "
+               "the inspector reads before the loop is the loop's");
   }
 }
 

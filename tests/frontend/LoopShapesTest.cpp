@@ -295,6 +295,26 @@ struct Model { int D = 0; std::vector<int> len; std::vector<std::vector<int>> do
     for (int d = 0; d < D; d++)
       for (int n = 0; n < len[d]; n++) { per_word[docs[d][n]] += n; } } };)",
      Expect::parallel, "one_d"},
+    // A vector of records is no container the analysis follows (yet): its reads are not proven
+    // read only, so a bound read from one keeps the loop serial.
+    {"ragged_record_length_bound_not_followed", R"(
+struct Doc { int length; int first; };
+struct Model { int D = 0; std::vector<Doc> meta; std::vector<std::vector<int>> words;
+  std::vector<long> per_word;
+  void f() {
+#pragma rotor parallel_for
+    for (int d = 0; d < D; ++d)
+      for (int n = 0; n < meta[d].length; ++n) { per_word[words[d][n]] += meta[d].first; } } };)",
+     Expect::serial, "'meta', which the loop uses in a way Rotor does not follow"},
+    {"ragged_record_length_bound_written", R"(
+struct Doc { int length; int first; };
+struct Model { int D = 0; std::vector<Doc> meta; std::vector<std::vector<int>> words;
+  std::vector<long> per_word;
+  void f() {
+#pragma rotor parallel_for
+    for (int d = 0; d < D; ++d)
+      for (int n = 0; n < meta[d].length; ++n) { per_word[words[d][n]] += 1; meta[d].length = n; } } };)",
+     Expect::serial, "the inner loop's bound 'meta[d].length' is read from 'meta'"},
     {"ragged_index_table_written", R"(
 void f(std::vector<std::vector<int>>& docs, std::vector<long>& per_word, int D) {
 #pragma rotor parallel_for
