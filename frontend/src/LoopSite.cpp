@@ -1,6 +1,7 @@
 #include "LoopSite.h"
 
 #include <clang/AST/Decl.h>
+#include <clang/AST/DeclTemplate.h>
 #include <clang/AST/ExprCXX.h>
 
 namespace rotor::frontend {
@@ -93,8 +94,27 @@ bool unit_step(const Expr* inc, const VarDecl* i) {
   return false;
 }
 
-/// `for (I n = 0; n < B; ++n)` with B a ragged bound of `outer`: the loop, else nullptr. The
-/// outer body must be this loop alone (or a block holding only it).
+/// A `break` that leaves `s` itself (not one of an inner loop or switch, nor in a lambda).
+bool has_own_break(const Stmt* s, bool top = true) {
+  if (s == nullptr || isa<LambdaExpr>(s) ||
+      (!top && isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt, SwitchStmt>(s))) {
+    return false;
+  }
+  if (isa<BreakStmt>(s)) {
+    return true;
+  }
+  for (const Stmt* c : s->children()) {
+    if (has_own_break(c, false)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// `for (I n = 0; n < B; ++n)` with B a ragged bound of `outer`, and no `break` of its own (a
+/// pair cannot end its row early): the loop, else nullptr. The outer body must be this loop
+/// alone (or a block holding only it). Otherwise the loop is an integer range whose body holds
+/// an ordinary inner loop.
 const ForStmt* ragged_inner(const Stmt* outer_body, const VarDecl* outer) {
   const Stmt* only = outer_body;
   if (const auto* block = dyn_cast_or_null<CompoundStmt>(outer_body)) {
@@ -107,7 +127,8 @@ const ForStmt* ragged_inner(const Stmt* outer_body, const VarDecl* outer) {
                          ? dyn_cast_or_null<BinaryOperator>(inner->getCond()->IgnoreParenImpCasts())
                          : nullptr;
   if (cond == nullptr || cond->getOpcode() != BO_LT || !names(cond->getLHS(), n) ||
-      !unit_step(inner->getInc(), n) || !is_ragged_bound(cond->getRHS(), outer)) {
+      !unit_step(inner->getInc(), n) || !is_ragged_bound(cond->getRHS(), outer) ||
+      has_own_break(inner->getBody())) {
     return nullptr;
   }
   return inner;
@@ -151,17 +172,41 @@ const Expr* ragged_bound_array(const Expr* bound, const VarDecl* i) {
                ? subscript_base_by(call->getImplicitObjectArgument(), i)
                : nullptr;
   }
-  if (const auto* me = dyn_cast<MemberExpr>(b)) { // A[i].length
-    return !me->isArrow() && isa<FieldDecl>(me->getMemberDecl())
-               ? subscript_base_by(me->getBase(), i)
-               : nullptr;
-  }
   return subscript_base_by(b, i); // len[i]
 }
 
+namespace {
+
+/// The element type of a std::vector (through references), or a null type.
+QualType vector_element(QualType t) {
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      t.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
+  if (spec == nullptr ||
+      spec->getSpecializedTemplate()->getQualifiedNameAsString() != "std::vector" ||
+      spec->getTemplateArgs().size() < 1 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type) {
+    return {};
+  }
+  return spec->getTemplateArgs()[0].getAsType();
+}
+
+} // namespace
+
 bool is_ragged_bound(const Expr* bound, const VarDecl* i) {
-  return bound != nullptr && bound->getType()->isIntegerType() &&
-         ragged_bound_array(bound, i) != nullptr;
+  const Expr* array = bound != nullptr && bound->getType()->isIntegerType()
+                          ? ragged_bound_array(bound, i)
+                          : nullptr;
+  if (array == nullptr) {
+    return false;
+  }
+  // `A[i].size()`: A a std::vector of std::vectors; `len[i]`: a std::vector of integers.
+  const QualType element = vector_element(array->getType());
+  if (element.isNull()) {
+    return false;
+  }
+  return isa<CXXMemberCallExpr>(strip_integer_casts(bound))
+             ? !vector_element(element).isNull()
+             : element->isIntegerType() && !element->isBooleanType();
 }
 
 LoopSite range_for_site(const CXXForRangeStmt& loop) {

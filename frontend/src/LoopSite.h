@@ -51,10 +51,10 @@ const clang::Expr* subscripted_by(const clang::Expr* e, const clang::VarDecl* in
 /// `A[i]` with A a variable or a member of `this`: A, else nullptr.
 const clang::Expr* subscript_base_by(const clang::Expr* e, const clang::VarDecl* index);
 
-/// A ragged bound of outer index `i` (through parentheses and casts): `A[i].size()`, `A[i]` or
-/// `A[i].f` (a data member), A a variable or a member of `this` (`ragged_bound_array` gives A).
-/// Whether A's type fits (a vector of vectors, of integers or of records) is the lowering's to
-/// check.
+/// A ragged bound of outer index `i` (through parentheses and casts): `A[i].size()` with A a
+/// std::vector of std::vectors, or `A[i]` with A a std::vector of integers; A a variable or a
+/// member of `this` (`ragged_bound_array` gives A). Whether the loop leaves A unchanged is the
+/// lowering's to check.
 bool is_ragged_bound(const clang::Expr* bound, const clang::VarDecl* i);
 const clang::Expr* ragged_bound_array(const clang::Expr* bound, const clang::VarDecl* i);
 

@@ -89,7 +89,7 @@ void LoopLowering::check_ragged_bound() {
   const Expr* base = ragged_bound_array(loop_.inner_bound, loop_.var);
   const ValueDecl* array = base != nullptr ? container_decl(base) : nullptr;
   const std::string bound = "'" + text_of(loop_.inner_bound) + "'";
-  if (array == nullptr || !is_std_vector(array->getType())) {
+  if (array == nullptr || !is_std_vector(array->getType())) { // LoopSite checked: defensive
     escape(analysis::Escape::Kind::outside_write,
            "the inner loop's bound " + bound +
                " does not read a std::vector (Rotor counts each row's iterations before the loop "

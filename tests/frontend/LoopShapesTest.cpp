@@ -295,9 +295,9 @@ struct Model { int D = 0; std::vector<int> len; std::vector<std::vector<int>> do
     for (int d = 0; d < D; d++)
       for (int n = 0; n < len[d]; n++) { per_word[docs[d][n]] += n; } } };)",
      Expect::parallel, "one_d"},
-    // A vector of records is no container the analysis follows (yet): its reads are not proven
-    // read only, so a bound read from one keeps the loop serial.
-    {"ragged_record_length_bound_not_followed", R"(
+    // `v[d].length` (a vector of records) is no ragged bound: the loop is an integer range whose
+    // body holds an ordinary loop, and words[d][n] is no key there.
+    {"ragged_record_length_bound_is_no_nest", R"(
 struct Doc { int length; int first; };
 struct Model { int D = 0; std::vector<Doc> meta; std::vector<std::vector<int>> words;
   std::vector<long> per_word;
@@ -305,16 +305,13 @@ struct Model { int D = 0; std::vector<Doc> meta; std::vector<std::vector<int>> w
 #pragma rotor parallel_for
     for (int d = 0; d < D; ++d)
       for (int n = 0; n < meta[d].length; ++n) { per_word[words[d][n]] += meta[d].first; } } };)",
-     Expect::serial, "'meta', which the loop uses in a way Rotor does not follow"},
-    {"ragged_record_length_bound_written", R"(
-struct Doc { int length; int first; };
-struct Model { int D = 0; std::vector<Doc> meta; std::vector<std::vector<int>> words;
-  std::vector<long> per_word;
-  void f() {
+     Expect::serial, "subscript 'words[d][n]' of the plain container"},
+    {"ragged_inner_break_is_no_nest", R"(
+void f(const std::vector<int>& len, const std::vector<int>& x, std::vector<double>& out, int D) {
 #pragma rotor parallel_for
-    for (int d = 0; d < D; ++d)
-      for (int n = 0; n < meta[d].length; ++n) { per_word[words[d][n]] += 1; meta[d].length = n; } } };)",
-     Expect::serial, "the inner loop's bound 'meta[d].length' is read from 'meta'"},
+  for (int d = 0; d < D; ++d)
+    for (int n = 0; n < len[d]; ++n) { if (x[d] > n) break; out[d] += n; } })",
+     Expect::parallel, "one_d"},
     {"ragged_index_table_written", R"(
 void f(std::vector<std::vector<int>>& docs, std::vector<long>& per_word, int D) {
 #pragma rotor parallel_for
@@ -337,26 +334,26 @@ void f(const std::vector<std::vector<int>>& docs, std::vector<int>& len,
     for (int n = 0; n < len[d]; ++n) { per_word[docs[d][n]] += 1; len[d] = 1; } })",
      Expect::serial,
      "the inner loop's bound 'len[d]' is read from 'len', which the loop may change"},
-    {"ragged_bound_not_a_vector", R"(
+    {"ragged_bound_not_a_vector_is_no_nest", R"(
 #include <map>
 void f(const std::vector<std::vector<int>>& docs, std::map<int, int>& len,
        std::vector<long>& per_word, int D) {
 #pragma rotor parallel_for
   for (int d = 0; d < D; ++d)
     for (int n = 0; n < len[d]; ++n) { per_word[docs[d][n]] += 1; } })",
-     Expect::serial, "does not read a std::vector"},
+     Expect::serial, "'len' is declared outside the loop and written in it"},
     {"ragged_inner_index_written", R"(
 void f(const std::vector<std::vector<int>>& docs, std::vector<long>& per_word, int D) {
 #pragma rotor parallel_for
   for (int d = 0; d < D; ++d)
     for (int n = 0; n < (int)docs[d].size(); ++n) { per_word[docs[d][n]] += 1; n += 1; } })",
      Expect::error, "the inner loop's index 'n' is written or aliased"},
-    {"ragged_break", R"(
+    {"ragged_break_is_no_nest", R"(
 void f(const std::vector<std::vector<int>>& docs, std::vector<long>& per_word, int D) {
 #pragma rotor parallel_for
   for (int d = 0; d < D; ++d)
     for (int n = 0; n < (int)docs[d].size(); ++n) { if (docs[d][n] == 0) break; per_word[docs[d][n]] += 1; } })",
-     Expect::serial, "'break' leaves the loop early"},
+     Expect::serial, "subscript 'docs[d][n]' of the plain container"},
     {"ragged_neighbour_word", R"(
 void f(const std::vector<std::vector<int>>& docs, std::vector<long>& per_word, int D) {
 #pragma rotor parallel_for
