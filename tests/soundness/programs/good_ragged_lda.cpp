@@ -2,7 +2,8 @@
 // written as the nested loops a serial program has: `for (d < D) for (n < docs[d].size())`
 // (and `n < len[d]`), D a member of the model. The iterations are the pairs (d, n); the keys are
 // d and the word docs[d][n], read by the inspector before the loop, so the plan is a rotation by
-// (d, docs[d][n]); z[d][n] is a table row d. The serial replay cannot reorder an inspected loop,
+// (d, docs[d][n]); z[d][n] is a table row d; nwsum is buffered (integer sums: exact in any
+// order). The serial replay cannot reorder an inspected loop,
 // so the new topic is a hash of (d, n, epoch) and the count updates commute (integers): a lost or
 // doubled count, or a z row not sent back to rank 0, still changes the hash.
 #include "soundness.h"
@@ -24,18 +25,21 @@ struct Model {
   std::vector<std::vector<int>> docs, z;
   std::vector<int> len;
   std::vector<std::vector<std::int64_t>> nw, nd;
+  std::vector<std::int64_t> nwsum;
 
   void sweep(int epoch) {
-#pragma rotor parallel_for
+#pragma rotor parallel_for buffered(nwsum)
     for (int d = 0; d < D; ++d) {
       for (int n = 0; n < (int)docs[d].size(); ++n) {
         const int w = docs[d][n];
         const int t = z[d][n];
         nw[w][t] -= 1;
         nd[d][t] -= 1;
+        nwsum[t] -= 1;
         const int new_t = static_cast<int>(mix(d, n, epoch) % K);
         nw[w][new_t] += 1;
         nd[d][new_t] += 1;
+        nwsum[new_t] += 1;
         z[d][n] = new_t;
       }
     }
@@ -72,10 +76,12 @@ int main(int argc, char** argv) {
   }
   m.nw.assign(words, std::vector<std::int64_t>(m.K));
   m.nd.assign(m.D, std::vector<std::int64_t>(m.K));
+  m.nwsum.assign(m.K, 0);
   for (int d = 0; d < m.D; ++d) {
     for (std::size_t n = 0; n < m.docs[d].size(); ++n) {
       m.nw[m.docs[d][n]][m.z[d][n]] += 1;
       m.nd[d][m.z[d][n]] += 1;
+      m.nwsum[m.z[d][n]] += 1;
     }
   }
   std::vector<std::int64_t> per_word(words);
@@ -90,7 +96,7 @@ int main(int argc, char** argv) {
   for (const auto& row : m.nw) {
     h << row;
   }
-  h << per_word;
+  h << per_word << m.nwsum;
   h.print();
   return 0;
 }
