@@ -202,8 +202,14 @@ private:
     a.result.gpu = a.lowered.gpu;
     a.result.may_throw = a.lowered.may_throw;
     if (a.lowered.over_vector) {
-      a.result.container = a.lowered.int_range ? "range of integers [0, " + a.lowered.range + ")"
-                                               : "std::vector<" + a.lowered.record_type + ">";
+      const std::string outer = a.lowered.model.fields.empty() ? "" : a.lowered.model.fields[0];
+      a.result.container = !a.lowered.ragged_index.empty()
+                               ? "ragged nest of pairs (" + outer + ", " + a.lowered.ragged_index +
+                                     "), " + outer + " in [0, " + a.lowered.range + ") and " +
+                                     a.lowered.ragged_index + " in [0, " + a.lowered.ragged_bound +
+                                     ")"
+                           : a.lowered.int_range ? "range of integers [0, " + a.lowered.range + ")"
+                                                 : "std::vector<" + a.lowered.record_type + ">";
     }
     return a;
   }

@@ -277,12 +277,34 @@ std::string device_record_param(const std::string& declared, const std::string& 
          range + ")>& " + name;
 }
 
+/// A ragged nest's inspector (LoweredLoop::ragged_index): the iterations are the pairs (i, n)
+/// with n < the inner bound at i; the keys are functions of both indices.
+std::string ragged_inspector_prelude(const LoweredLoop& lowered, const std::string& range,
+                                     const std::string& separator) {
+  const analysis::LoopModel& m = lowered.model;
+  const std::string outer = "std::int64_t " + m.fields.front();
+  const std::string inner = "std::int64_t " + lowered.ragged_index;
+  std::string readers =
+      ", [&](" + outer + ") { return static_cast<std::int64_t>(" + lowered.ragged_bound + "); }";
+  for (const std::string& read : lowered.key_reads) {
+    readers += ", [&](" + outer + ", " + inner + ") { (void)" + lowered.ragged_index +
+               "; return static_cast<std::int64_t>(" + read + "); }";
+  }
+  return "static ::rotor::codegen::Inspection<" + std::to_string(m.fields.size()) +
+         "> rotor_inspection;" + separator + "const auto rotor_range = " + range + ";" + separator +
+         "auto& rotor_iterations = rotor_inspection.ragged(rotor_range" + readers + ");" +
+         separator;
+}
+
 /// A loop over a std::vector: the inspector's declarations before the call (the call site's
 /// Inspection, the range bound once, the iteration dataset; rotor/runtime/Inspector.h).
 std::string inspector_prelude(const LoweredLoop& lowered, const std::string& range,
                               const std::string& separator) {
   const analysis::LoopModel& m = lowered.model;
   std::string fields;
+  if (!lowered.ragged_index.empty()) { // a ragged nest: each row's count, keys of (i, n)
+    return ragged_inspector_prelude(lowered, range, separator);
+  }
   if (lowered.int_range) { // the keys of iteration i, read through the index's name
     const std::string index = m.fields.front();
     for (const std::string& read : lowered.key_reads) {
@@ -311,10 +333,16 @@ std::string inspector_prelude(const LoweredLoop& lowered, const std::string& ran
 std::string vector_loop_prologue(const LoopSite& loop, const SourceManager& sm,
                                  const LangOptions& lo) {
   const VarDecl* var = loop.var;
+  const auto bind = [&](const VarDecl* v, const std::string& from) {
+    const std::string type = v->getType().getUnqualifiedType().getAsString(PrintingPolicy(lo));
+    return " const " + type + " " + v->getNameAsString() + " = static_cast<" + type + ">(" + from +
+           "); (void)" + v->getNameAsString() + ";";
+  };
+  if (loop.inner != nullptr) { // a ragged nest: key 0 is the outer index, `at` the inner one
+    return bind(var, "rotor_iteration.k0") + bind(loop.inner_var, "rotor_iteration.at");
+  }
   if (loop.index_loop) {
-    const std::string type = var->getType().getUnqualifiedType().getAsString(PrintingPolicy(lo));
-    return " const " + type + " " + var->getNameAsString() + " = static_cast<" + type +
-           ">(rotor_iteration.at); (void)" + var->getNameAsString() + ";";
+    return bind(var, "rotor_iteration.at");
   }
   return " " + source_text(sm, lo, SourceRange(var->getBeginLoc(), var->getLocation())) +
          " = rotor_range[rotor_iteration.at];";
@@ -345,8 +373,12 @@ SourceLocation after_loop(const LoopSite& loop, const SourceManager& sm, const L
 /// parallel loop would. The block keeps an unbraced `if (c) for (...)` one statement.
 void wrap_as_written(Rewriter& rw, const LoopSite& loop) {
   const SourceManager& sm = rw.getSourceMgr();
+  LoopSite whole = loop;
+  if (loop.inner != nullptr) { // a ragged nest: the outer loop's own body
+    whole.body = cast<ForStmt>(loop.stmt)->getBody();
+  }
   rw.InsertTextBefore(loop.for_loc, "{ ::rotor::codegen::serial_loop_as_written(); ");
-  rw.InsertTextAfter(after_loop(loop, sm, rw.getLangOpts()), " }");
+  rw.InsertTextAfter(after_loop(whole, sm, rw.getLangOpts()), " }");
 }
 
 } // namespace
@@ -489,8 +521,14 @@ void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
     head << " (void)" << unused << ";";
   }
 
-  // Replace `for (...) {` (and a blank rest of its line) by the call's head.
-  const Stmt* body = loop.body;
+  // Replace `for (...) {` (and a blank rest of its line) by the call's head. A ragged nest's
+  // call runs the inner loop's body: both headers go, and the outer body's `}` with them.
+  const Stmt* body = loop.inner != nullptr ? loop.inner->getBody() : loop.body;
+  if (const auto* outer = loop.inner != nullptr
+                              ? dyn_cast<CompoundStmt>(cast<ForStmt>(loop.stmt)->getBody())
+                              : nullptr) {
+    rw.RemoveText(outer->getRBracLoc(), 1);
+  }
   const auto* compound = dyn_cast<CompoundStmt>(body);
   SourceLocation body_start = compound ? compound->getLBracLoc() : body->getBeginLoc();
   unsigned blank = 0;

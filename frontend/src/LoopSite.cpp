@@ -1,6 +1,7 @@
 #include "LoopSite.h"
 
 #include <clang/AST/Decl.h>
+#include <clang/AST/DeclTemplate.h>
 #include <clang/AST/ExprCXX.h>
 
 namespace rotor::frontend {
@@ -93,7 +94,120 @@ bool unit_step(const Expr* inc, const VarDecl* i) {
   return false;
 }
 
+/// A `break` that leaves `s` itself (not one of an inner loop or switch, nor in a lambda).
+bool has_own_break(const Stmt* s, bool top = true) {
+  if (s == nullptr || isa<LambdaExpr>(s) ||
+      (!top && isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt, SwitchStmt>(s))) {
+    return false;
+  }
+  if (isa<BreakStmt>(s)) {
+    return true;
+  }
+  for (const Stmt* c : s->children()) {
+    if (has_own_break(c, false)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// `for (I n = 0; n < B; ++n)` with B a ragged bound of `outer`, and no `break` of its own (a
+/// pair cannot end its row early): the loop, else nullptr. The outer body must be this loop
+/// alone (or a block holding only it). Otherwise the loop is an integer range whose body holds
+/// an ordinary inner loop.
+const ForStmt* ragged_inner(const Stmt* outer_body, const VarDecl* outer) {
+  const Stmt* only = outer_body;
+  if (const auto* block = dyn_cast_or_null<CompoundStmt>(outer_body)) {
+    only = block->size() == 1 ? block->body_front() : nullptr;
+  }
+  const auto* inner = dyn_cast_or_null<ForStmt>(only);
+  std::string why;
+  const VarDecl* n = inner != nullptr ? zero_start(inner->getInit(), why) : nullptr;
+  const auto* cond = n != nullptr
+                         ? dyn_cast_or_null<BinaryOperator>(inner->getCond()->IgnoreParenImpCasts())
+                         : nullptr;
+  if (cond == nullptr || cond->getOpcode() != BO_LT || !names(cond->getLHS(), n) ||
+      !unit_step(inner->getInc(), n) || !is_ragged_bound(cond->getRHS(), outer) ||
+      has_own_break(inner->getBody())) {
+    return nullptr;
+  }
+  return inner;
+}
+
+/// Through parentheses, implicit casts and explicit integer casts (`(int)v[d].size()`).
+const Expr* strip_integer_casts(const Expr* e) {
+  for (;;) {
+    e = e->IgnoreParenImpCasts();
+    const auto* cast = dyn_cast<ExplicitCastExpr>(e);
+    if (cast == nullptr || !cast->getType()->isIntegerType()) {
+      return e;
+    }
+    e = cast->getSubExpr();
+  }
+}
+
 } // namespace
+
+const Expr* subscripted_by(const Expr* e, const VarDecl* index) {
+  const auto* op =
+      dyn_cast_or_null<CXXOperatorCallExpr>(e == nullptr ? nullptr : e->IgnoreParenImpCasts());
+  if (op == nullptr || op->getOperator() != OO_Subscript || op->getNumArgs() != 2 ||
+      !names(op->getArg(1), index)) {
+    return nullptr;
+  }
+  return op->getArg(0)->IgnoreParenImpCasts();
+}
+
+const Expr* subscript_base_by(const Expr* e, const VarDecl* index) {
+  const Expr* base = subscripted_by(e, index);
+  return base != nullptr && (isa<DeclRefExpr>(base) || this_member(base) != nullptr) ? base
+                                                                                     : nullptr;
+}
+
+const Expr* ragged_bound_array(const Expr* bound, const VarDecl* i) {
+  const Expr* b = strip_integer_casts(bound);
+  if (const auto* call = dyn_cast<CXXMemberCallExpr>(b)) { // A[i].size()
+    const auto* md = call->getMethodDecl();
+    return md != nullptr && md->getNameAsString() == "size" && call->getNumArgs() == 0
+               ? subscript_base_by(call->getImplicitObjectArgument(), i)
+               : nullptr;
+  }
+  return subscript_base_by(b, i); // len[i]
+}
+
+namespace {
+
+/// The element type of a std::vector (through references), or a null type.
+QualType vector_element(QualType t) {
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      t.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
+  if (spec == nullptr ||
+      spec->getSpecializedTemplate()->getQualifiedNameAsString() != "std::vector" ||
+      spec->getTemplateArgs().size() < 1 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type) {
+    return {};
+  }
+  return spec->getTemplateArgs()[0].getAsType();
+}
+
+} // namespace
+
+bool is_ragged_bound(const Expr* bound, const VarDecl* i) {
+  const Expr* array = bound != nullptr && bound->getType()->isIntegerType()
+                          ? ragged_bound_array(bound, i)
+                          : nullptr;
+  if (array == nullptr) {
+    return false;
+  }
+  // `A[i].size()`: A a std::vector of std::vectors; `len[i]`: a std::vector of integers.
+  const QualType element = vector_element(array->getType());
+  if (element.isNull()) {
+    return false;
+  }
+  return isa<CXXMemberCallExpr>(strip_integer_casts(bound))
+             ? !vector_element(element).isNull()
+             : element->isIntegerType() && !element->isBooleanType();
+}
 
 LoopSite range_for_site(const CXXForRangeStmt& loop) {
   LoopSite s;
@@ -130,6 +244,12 @@ LoopSite index_loop_site(const ForStmt& loop, std::string& why) {
   s.range = v != nullptr ? v : n;
   s.index_loop = true;
   s.int_range = n != nullptr;
+  if (const ForStmt* inner = s.int_range ? ragged_inner(s.body, i) : nullptr) {
+    s.inner = inner;
+    s.inner_var = cast<VarDecl>(cast<DeclStmt>(inner->getInit())->getSingleDecl());
+    s.inner_bound = cast<BinaryOperator>(inner->getCond()->IgnoreParenImpCasts())->getRHS();
+    s.body = inner;
+  }
   return s;
 }
 

@@ -751,6 +751,7 @@ void LoopLowering::note_record_alias(const DeclRefExpr* dre, Frame& f) {
 void LoopLowering::on_declref(const DeclRefExpr* dre, Frame& f) {
   note_outer_reference(dre, f);
   note_record_alias(dre, f);
+  check_inner_index_use(dre, f);
   if (const Use use = classify(dre, f).use; loop_.index_loop && dre->getDecl() == loop_var_ &&
                                             use != Use::read &&
                                             use != Use::alias_init) { // `auto j = i;` copies it
@@ -1240,10 +1241,12 @@ LoweredLoop LoopLowering::run() {
   body_frame_ = &body;
   body.parents = std::make_unique<ParentMap>(const_cast<Stmt*>(loop_.body));
   bind_structured(body);
-  control_flow(loop_.body, 0, 0, 0);
+  // A ragged nest's iteration is one pass of the inner body: its `continue` ends the iteration.
+  control_flow(loop_.inner != nullptr ? loop_.inner->getBody() : loop_.body, 0, 0, 0);
   find_privates();
   prescan(loop_.body, body);
   if (loop_.int_range) {
+    choose_ragged_space();
     choose_range_keys();
   } else if (out_.index_rank == 0) {
     choose_key_fields(record_);
@@ -1270,6 +1273,7 @@ LoweredLoop LoopLowering::run() {
   block_unsafe_leftovers();
   settle_containers();
   check_derived_keys();
+  check_ragged_bound();
   for (const SourceLocation& b : out_.breaks) {
     escape(analysis::Escape::Kind::control_flow, "'break' leaves the loop early", b, {}, true);
   }

@@ -32,6 +32,10 @@ struct LoweredLoop {
   /// `user_of[i]`), in LoopModel::fields order; the inspector evaluates them before the loop.
   std::vector<std::string> key_reads;
   bool int_range = false;
+  /// A ragged nest (LoopSite::inner): the inner index `n` and its count as a C++ expression of
+  /// the outer index (`docs[d].size()`); key_reads are then expressions of both indices.
+  std::string ragged_index;
+  std::string ragged_bound;
   std::vector<std::string> bindings;            ///< `auto [i, j] : grid`: {"i", "j"}
   bool writes_records = false;                  ///< body writes fields of its (reference) record
   bool may_throw = true;                        ///< the body may throw (ThrowAnalysis.h)

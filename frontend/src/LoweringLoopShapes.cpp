@@ -177,6 +177,31 @@ bool is_integer_vector(QualType t) {
   return element->isIntegerType() && !element->isBooleanType();
 }
 
+/// `std::vector<std::vector<I>>` (I an integer type other than bool), through references.
+bool is_integer_table(QualType t) {
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      t.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
+  return spec != nullptr &&
+         spec->getSpecializedTemplate()->getQualifiedNameAsString() == "std::vector" &&
+         spec->getTemplateArgs().size() >= 1 &&
+         spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type &&
+         is_integer_vector(spec->getTemplateArgs()[0].getAsType());
+}
+
+/// The declaration `A` names (a variable declared outside the loop, or a member of `this`), or
+/// nullptr.
+const ValueDecl* named_container(const Expr* base) {
+  base = base->IgnoreParenImpCasts();
+  if (const auto* dre = dyn_cast<DeclRefExpr>(base)) {
+    return dyn_cast<VarDecl>(dre->getDecl());
+  }
+  if (const auto* me = dyn_cast<MemberExpr>(base);
+      me != nullptr && isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts())) {
+    return dyn_cast<FieldDecl>(me->getMemberDecl());
+  }
+  return nullptr;
+}
+
 /// Every use of `n` in `fn`'s body is a read of its value, or an assignment to it outside `loop`
 /// and outside any lambda: no pointer, reference or by-reference capture can change it unseen.
 /// `bad`: the first other use.
@@ -227,8 +252,10 @@ bool used_by_value_only(const VarDecl* n, const Stmt* fn_body, const Stmt* loop,
 /// `e` (a subscript `A[m]`) is used as an index: through parentheses, casts and arithmetic, an
 /// index of another subscript or call (`W[user_of[m]]`, `nw(docs[m], k)`) or the initial value
 /// of a local variable (`const int u = user_of[m];`, which the body may then use as an index).
-bool used_as_index(const Expr* e, const ParentMap& parents) {
+enum class IndexUse { none, through_local, direct };
+IndexUse used_as_index(const Expr* e, const ParentMap& parents) {
   const Stmt* child = e;
+  const auto direct_if = [](bool b) { return b ? IndexUse::direct : IndexUse::none; };
   for (const Stmt* p = parents.getParent(e); p != nullptr; child = p, p = parents.getParent(p)) {
     if (isa<ParenExpr, ImplicitCastExpr, ExplicitCastExpr>(p)) {
       continue;
@@ -238,23 +265,104 @@ bool used_as_index(const Expr* e, const ParentMap& parents) {
     }
     if (const auto* op = dyn_cast<CXXOperatorCallExpr>(p);
         op != nullptr && (op->getOperator() == OO_Subscript || op->getOperator() == OO_Call)) {
-      return op->getNumArgs() > 0 && op->getArg(0) != child;
+      return direct_if(op->getNumArgs() > 0 && op->getArg(0) != child);
     }
     if (const auto* ase = dyn_cast<ArraySubscriptExpr>(p)) {
-      return ase->getIdx() == child;
+      return direct_if(ase->getIdx() == child);
     }
-    return isa<DeclStmt>(p);
+    return isa<DeclStmt>(p) ? IndexUse::through_local : IndexUse::none;
   }
-  return false;
+  return IndexUse::none;
+}
+
+/// The container an lvalue is rooted at (`z` of `z[d][n]`, `this->z[d]`, `r.f`): its
+/// declaration, through subscripts, non-arrow members and parentheses; nullptr otherwise.
+const ValueDecl* written_root(const Expr* e) {
+  for (;;) {
+    e = e->IgnoreParenImpCasts();
+    if (const auto* op = dyn_cast<CXXOperatorCallExpr>(e);
+        op != nullptr && op->getOperator() == OO_Subscript && op->getNumArgs() == 2) {
+      e = op->getArg(0);
+    } else if (const auto* ase = dyn_cast<ArraySubscriptExpr>(e)) {
+      e = ase->getBase();
+    } else if (const auto* dre = dyn_cast<DeclRefExpr>(e)) {
+      return dre->getDecl();
+    } else if (const auto* me = dyn_cast<MemberExpr>(e)) {
+      if (isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts())) {
+        return me->getMemberDecl();
+      }
+      if (me->isArrow()) {
+        return nullptr;
+      }
+      e = me->getBase();
+    } else {
+      return nullptr;
+    }
+  }
+}
+
+/// The containers the loop's own text assigns to, increments or decrements through
+/// (`z[d][n] = t`): a syntactic look, used only to leave them out of the key candidates (the
+/// walk, which also follows helpers, decides whether a chosen key's container is read only).
+std::set<const ValueDecl*> assigned_in_text(const Stmt* body) {
+  std::set<const ValueDecl*> out;
+  std::vector<const Stmt*> work{body};
+  while (!work.empty()) {
+    const Stmt* s = work.back();
+    work.pop_back();
+    for (const Stmt* c : s->children()) {
+      if (c != nullptr) {
+        work.push_back(c);
+      }
+    }
+    const Expr* target = nullptr;
+    if (const auto* bo = dyn_cast<BinaryOperator>(s); bo != nullptr && bo->isAssignmentOp()) {
+      target = bo->getLHS();
+    } else if (const auto* uo = dyn_cast<UnaryOperator>(s);
+               uo != nullptr && uo->isIncrementDecrementOp()) {
+      target = uo->getSubExpr();
+    } else if (const auto* op = dyn_cast<CXXOperatorCallExpr>(s);
+               op != nullptr && op->isAssignmentOp() && op->getNumArgs() > 0) {
+      target = op->getArg(0);
+    }
+    if (const ValueDecl* root = target != nullptr ? written_root(target) : nullptr) {
+      out.insert(root);
+    }
+  }
+  return out;
 }
 
 } // namespace
 
+/// `M` or `this->M`, an integer data member of the object the loop's method runs on: its field;
+/// nullptr for anything else.
+const FieldDecl* LoopLowering::range_bound_member(const Expr* bound) const {
+  const auto* me = dyn_cast<MemberExpr>(bound->IgnoreParenImpCasts());
+  const auto* fd = me != nullptr ? dyn_cast<FieldDecl>(me->getMemberDecl()) : nullptr;
+  if (fd == nullptr || !isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts()) ||
+      !fd->getType()->isIntegerType() || fd->getType()->isReferenceType() || fd->isBitField()) {
+    return nullptr;
+  }
+  return fd;
+}
+
 /// `for (I m = 0; m < M; ++m)`: no records; the iterations are the integers [0, M). M must be a
-/// local variable or by-value parameter of the loop's function used only by value there (it
-/// cannot change while the loop runs, so the inspector's count is the loop's). False, with an
+/// local variable or by-value parameter of the loop's function used only by value there, or an
+/// integer member of the loop's object that the loop does not write (range_bound_member): it
+/// cannot change while the loop runs, so the inspector's count is the loop's. False, with an
 /// error, otherwise.
 bool LoopLowering::choose_range_space() {
+  if (range_bound_member(loop_.range) != nullptr) {
+    // `m < M` / `m < this->M`: an integer member of the loop's object. The walk makes any write
+    // to it, or any use that may lead to one (its address, a reference to it, a method of this
+    // object that writes it), an escape (on_this, as for an integer member used as a row
+    // stride), so a loop that may change it is serial and runs as written.
+    out_.model.space = analysis::SpaceKind::dataset;
+    out_.over_vector = true;
+    out_.int_range = true;
+    out_.range = text_of(loop_.range);
+    return true;
+  }
   const auto* dre = dyn_cast<DeclRefExpr>(loop_.range->IgnoreParenImpCasts());
   const auto* n = dre != nullptr ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
   const auto* fn = dyn_cast_or_null<FunctionDecl>(loop_.var->getParentFunctionOrMethod());
@@ -286,7 +394,8 @@ void LoopLowering::choose_range_keys() {
   out_.key_reads.push_back(index);
   const ParentMap parents(const_cast<Stmt*>(loop_.body));
   std::vector<const Stmt*> work{loop_.body};
-  std::vector<const Expr*> found; // in source order
+  std::vector<const Expr*> found;    // in source order
+  std::set<const ValueDecl*> direct; // arrays with an element used as an index directly
   while (!work.empty()) {
     const Stmt* s = work.back();
     work.pop_back();
@@ -295,11 +404,28 @@ void LoopLowering::choose_range_keys() {
         work.push_back(c);
       }
     }
-    if (const auto* e = dyn_cast<Expr>(s);
-        e != nullptr && derived_key_array(e) != nullptr && used_as_index(e, parents)) {
+    const auto* e = dyn_cast<Expr>(s);
+    const ValueDecl* array = e != nullptr ? derived_key_array(e) : nullptr;
+    const IndexUse use = array != nullptr ? used_as_index(e, parents) : IndexUse::none;
+    if (use != IndexUse::none) {
       found.push_back(e);
     }
+    if (use == IndexUse::direct) {
+      direct.insert(array);
+    }
   }
+  // A table the loop's text writes (`const int t = z[d][n]; ... z[d][n] = t2;`, an LDA
+  // sampler's topics) is no key where only a local copies its element: leaving it out costs a
+  // key that can only be read from a written table (check_derived_keys would make the loop
+  // serial). An element used as an index directly (`W[user_of[m]]`) stays a candidate, so the
+  // loop says which key it lost.
+  const std::set<const ValueDecl*> assigned = assigned_in_text(loop_.body);
+  found.erase(std::remove_if(found.begin(), found.end(),
+                             [&](const Expr* e) {
+                               const ValueDecl* a = derived_key_array(e);
+                               return assigned.count(a) != 0 && direct.count(a) == 0;
+                             }),
+              found.end());
   std::sort(found.begin(), found.end(), [&](const Expr* a, const Expr* b) {
     return sm_.isBeforeInTranslationUnit(a->getBeginLoc(), b->getBeginLoc());
   });
@@ -310,6 +436,10 @@ void LoopLowering::choose_range_keys() {
     }
     derived_arrays_.emplace_back(array, e);
     const auto* op = cast<CXXOperatorCallExpr>(e->IgnoreParenImpCasts());
+    if (loop_.inner != nullptr) {
+      add_ragged_key(op);
+      continue;
+    }
     const std::string a = text_of(op->getArg(0));
     out_.model.fields.push_back(a + "[" + index + "]");
     // Read before the loop for every index, also where the body guards the read: an index past
@@ -325,6 +455,14 @@ void LoopLowering::choose_range_keys() {
 const ValueDecl* LoopLowering::derived_key_array(const Expr* e) const {
   if (!loop_.int_range) {
     return nullptr;
+  }
+  if (loop_.inner != nullptr) { // a ragged nest: `A[i][n]`, A a table of integers
+    const Expr* row = subscripted_by(e, loop_.inner_var);
+    const Expr* table = row != nullptr ? subscript_base_by(row, loop_.var) : nullptr;
+    const ValueDecl* d = table != nullptr ? named_container(table) : nullptr;
+    return d != nullptr && !inside_loop(d->getLocation()) && is_integer_table(d->getType())
+               ? d
+               : nullptr;
   }
   const auto* op = dyn_cast<CXXOperatorCallExpr>(e->IgnoreParenImpCasts());
   if (op == nullptr || op->getOperator() != OO_Subscript || op->getNumArgs() != 2) {

@@ -254,10 +254,15 @@ private:
   int key_of_member(const MemberExpr* me, Frame& f);
   bool is_key_head(const FieldDecl* fd) const;
   bool choose_range_space();
+  const FieldDecl* range_bound_member(const Expr* bound) const;
   void choose_range_keys();
   int derived_key(const Expr* e) const;
   const ValueDecl* derived_key_array(const Expr* e) const;
   void check_derived_keys();
+  void add_ragged_key(const CXXOperatorCallExpr* op); // LoweringRagged.cpp
+  void choose_ragged_space();
+  void check_inner_index_use(const DeclRefExpr* dre, Frame& f);
+  void check_ragged_bound();
   void note_member_record_alias(const MemberExpr* me);
   void analyse_callee(Frame& callee, SourceLocation at);
   void on_destroy(const VarDecl* vd, Frame& f);

@@ -215,12 +215,151 @@ void f(std::vector<double>& out, const int& M) {
 #pragma rotor parallel_for
   for (int m = 0; m < M; ++m) { out[m] = 1.0; } })",
      Expect::error, "its condition must be 'i < v.size()' or 'i < n'"},
-    {"int_range_bound_is_member", R"(
+    // ---- a member bound: an integer member of the loop's object the loop does not write ----
+    {"int_range_member_bound", R"(
 struct S { int M = 0; std::vector<double> out;
   void f() {
 #pragma rotor parallel_for
     for (int m = 0; m < M; ++m) { out[m] = 1.0; } } };)",
-     Expect::error, "the bound 'M' of an integer-range"},
+     Expect::parallel, "one_d"},
+    {"int_range_member_bound_explicit_this", R"(
+struct S { int M = 0; std::vector<int> user_of; std::vector<double> W;
+  void f() {
+#pragma rotor parallel_for
+    for (int m = 0; m < this->M; m++) { W[user_of[m]] += 1.0 + M; } } };)",
+     Expect::parallel, "one_d"},
+    {"int_range_member_bound_written_in_loop", R"(
+struct S { int M = 0; std::vector<double> out;
+  void f() {
+#pragma rotor parallel_for
+    for (int m = 0; m < M; ++m) { out[m] = 1.0; if (m == 2) M = 3; } } };)",
+     Expect::serial, "'M' is declared outside the loop and written in it"},
+    {"int_range_member_bound_written_in_called_method", R"(
+struct S { int M = 0; std::vector<double> out;
+  void shrink() { --M; }
+  void f() {
+#pragma rotor parallel_for
+    for (int m = 0; m < M; ++m) { out[m] = 1.0; shrink(); } } };)",
+     Expect::serial, "'M' is declared outside the loop and written in it"},
+    {"int_range_member_bound_reference_taken", R"(
+void bump(int& n);
+struct S { int M = 0; std::vector<double> out;
+  void f() {
+#pragma rotor parallel_for
+    for (int m = 0; m < M; ++m) { out[m] = 1.0; bump(M); } } };)",
+     Expect::serial, "'M'"},
+    {"int_range_member_bound_address_taken", R"(
+struct S { int M = 0; std::vector<double> out;
+  void f() {
+#pragma rotor parallel_for
+    for (int m = 0; m < M; ++m) { int* p = &M; out[m] = *p; } } };)",
+     Expect::serial, "'M'"},
+    {"int_range_bound_member_of_other_object", R"(
+struct Sizes { int M = 0; };
+void f(Sizes& s, std::vector<double>& out) {
+#pragma rotor parallel_for
+  for (int m = 0; m < s.M; ++m) { out[m] = 1.0; } })",
+     Expect::error, "its condition must be 'i < v.size()' or 'i < n'"},
+    // ---- ragged nests: pairs (d, n); keys d and read-only integer tables at (d, n) ----
+    {"ragged_size_bound", R"(
+struct Lda { std::vector<std::vector<int>> docs, z; std::vector<std::vector<long>> nw, nd;
+  void sweep(int D) {
+#pragma rotor parallel_for
+    for (int d = 0; d < D; ++d) {
+      for (int n = 0; n < (int)docs[d].size(); ++n) {
+        const int w = docs[d][n]; const int t = z[d][n];
+        nw[w][t] -= 1; nd[d][t] -= 1; nw[w][(t + 1) % 5] += 1; nd[d][(t + 1) % 5] += 1;
+        z[d][n] = (t + 1) % 5; } } } };)",
+     Expect::parallel, "rotation"},
+    {"ragged_tables_may_alias", R"(
+void f(const std::vector<std::vector<int>>& docs, std::vector<std::vector<int>>& z,
+       std::vector<std::vector<long>>& nw, int D) {
+#pragma rotor parallel_for
+  for (int d = 0; d < D; ++d) {
+    for (int n = 0; n < (int)docs[d].size(); ++n) {
+      const int w = docs[d][n]; nw[w][z[d][n]] += 1; z[d][n] = 1; } } })",
+     Expect::serial, "'docs' is read and may be the same container as 'z'"},
+    {"ragged_key_table_written_through_local", R"(
+struct Lda { std::vector<std::vector<int>> docs; std::vector<int> len; std::vector<long> per_word;
+  void sweep(int D) {
+#pragma rotor parallel_for
+    for (int d = 0; d < D; ++d)
+      for (int n = 0; n < len[d]; ++n) {
+        const int w = docs[d][n]; per_word[w] += 1; docs[d][n] = w + 1; } } };)",
+     Expect::serial, "per_word"},
+    {"ragged_length_vector_bound_member", R"(
+struct Model { int D = 0; std::vector<int> len; std::vector<std::vector<int>> docs;
+  std::vector<long> per_word;
+  void f() {
+#pragma rotor parallel_for
+    for (int d = 0; d < D; d++)
+      for (int n = 0; n < len[d]; n++) { per_word[docs[d][n]] += n; } } };)",
+     Expect::parallel, "one_d"},
+    // `v[d].length` (a vector of records) is no ragged bound: the loop is an integer range whose
+    // body holds an ordinary loop, and words[d][n] is no key there.
+    {"ragged_record_length_bound_is_no_nest", R"(
+struct Doc { int length; int first; };
+struct Model { int D = 0; std::vector<Doc> meta; std::vector<std::vector<int>> words;
+  std::vector<long> per_word;
+  void f() {
+#pragma rotor parallel_for
+    for (int d = 0; d < D; ++d)
+      for (int n = 0; n < meta[d].length; ++n) { per_word[words[d][n]] += meta[d].first; } } };)",
+     Expect::serial, "subscript 'words[d][n]' of the plain container"},
+    {"ragged_inner_break_is_no_nest", R"(
+void f(const std::vector<int>& len, const std::vector<int>& x, std::vector<double>& out, int D) {
+#pragma rotor parallel_for
+  for (int d = 0; d < D; ++d)
+    for (int n = 0; n < len[d]; ++n) { if (x[d] > n) break; out[d] += n; } })",
+     Expect::parallel, "one_d"},
+    {"ragged_index_table_written", R"(
+void f(std::vector<std::vector<int>>& docs, std::vector<long>& per_word, int D) {
+#pragma rotor parallel_for
+  for (int d = 0; d < D; ++d)
+    for (std::size_t n = 0; n < docs[d].size(); ++n) { per_word[docs[d][n]] += 1; docs[d][n] = 0; } })",
+     Expect::serial, "the key 'docs[d][n]' is read from 'docs', which the loop may change"},
+    {"ragged_statement_beside_inner_loop", R"(
+void f(const std::vector<std::vector<int>>& docs, std::vector<long>& per_word,
+       std::vector<long>& seen, int D) {
+#pragma rotor parallel_for
+  for (int d = 0; d < D; ++d) {
+    seen[d] += 1;
+    for (std::size_t n = 0; n < docs[d].size(); ++n) { per_word[docs[d][n]] += 1; } } })",
+     Expect::serial, "per_word"},
+    {"ragged_bound_written", R"(
+void f(const std::vector<std::vector<int>>& docs, std::vector<int>& len,
+       std::vector<long>& per_word, int D) {
+#pragma rotor parallel_for
+  for (int d = 0; d < D; ++d)
+    for (int n = 0; n < len[d]; ++n) { per_word[docs[d][n]] += 1; len[d] = 1; } })",
+     Expect::serial,
+     "the inner loop's bound 'len[d]' is read from 'len', which the loop may change"},
+    {"ragged_bound_not_a_vector_is_no_nest", R"(
+#include <map>
+void f(const std::vector<std::vector<int>>& docs, std::map<int, int>& len,
+       std::vector<long>& per_word, int D) {
+#pragma rotor parallel_for
+  for (int d = 0; d < D; ++d)
+    for (int n = 0; n < len[d]; ++n) { per_word[docs[d][n]] += 1; } })",
+     Expect::serial, "'len' is declared outside the loop and written in it"},
+    {"ragged_inner_index_written", R"(
+void f(const std::vector<std::vector<int>>& docs, std::vector<long>& per_word, int D) {
+#pragma rotor parallel_for
+  for (int d = 0; d < D; ++d)
+    for (int n = 0; n < (int)docs[d].size(); ++n) { per_word[docs[d][n]] += 1; n += 1; } })",
+     Expect::error, "the inner loop's index 'n' is written or aliased"},
+    {"ragged_break_is_no_nest", R"(
+void f(const std::vector<std::vector<int>>& docs, std::vector<long>& per_word, int D) {
+#pragma rotor parallel_for
+  for (int d = 0; d < D; ++d)
+    for (int n = 0; n < (int)docs[d].size(); ++n) { if (docs[d][n] == 0) break; per_word[docs[d][n]] += 1; } })",
+     Expect::serial, "subscript 'docs[d][n]' of the plain container"},
+    {"ragged_neighbour_word", R"(
+void f(const std::vector<std::vector<int>>& docs, std::vector<long>& per_word, int D) {
+#pragma rotor parallel_for
+  for (int d = 0; d < D; ++d)
+    for (int n = 0; n + 1 < (int)docs[d].size(); ++n) { per_word[docs[d][n]] += 1; } })",
+     Expect::serial, "per_word"},
 };
 
 std::string everything_said(const FileResult& r) {

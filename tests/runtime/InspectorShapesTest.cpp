@@ -144,5 +144,74 @@ TEST(InspectorShapes, IntegerRangeWithDerivedKeysEqualsSerialReplay) {
   EXPECT_EQ(inspection.rebuilds(), 1u); // the index vectors never changed
 }
 
+/// A ragged nest `for (int d = 0; d < D; ++d) for (int n = 0; n < (int)words[d].size(); ++n)
+/// resample(d, words[d][n], (d + n + sweep) % topics, ...)` as rotor-cc emits it: the iterations
+/// are the pairs (d, n), keys d and words[d][n] (k0 is d, `at` is n); the plan rotates over both.
+void run_ragged(codegen::Inspection<2>& inspection, const std::vector<std::vector<int>>& words,
+                Corpus& c, int sweep) {
+  auto s = spec(Kind::rotation, {0, 1},
+                {array("dt", Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}),
+                 array("wt", Role::rotating, 1, true, {{1, 0, 0}, {-1, 0, 0}})});
+  const auto bound = static_cast<int>(words.size());
+  auto& iterations = inspection.ragged(
+      bound,
+      [&](std::int64_t d) {
+        return static_cast<std::int64_t>(words[static_cast<std::size_t>(d)].size());
+      },
+      [&](std::int64_t d, std::int64_t) { return d; },
+      [&](std::int64_t d, std::int64_t n) {
+        return words[static_cast<std::size_t>(d)][static_cast<std::size_t>(n)];
+      });
+  std::tuple<> none;
+  codegen::run_loop(s, iterations, codegen::iteration_keys<2>(), std::tie(c.dt, c.wt), none,
+                    [&](const codegen::Iteration<2>& it, auto& dt, auto& wt) {
+                      const int d = static_cast<int>(it.k0);
+                      const int n = static_cast<int>(it.at);
+                      resample(d, words[static_cast<std::size_t>(d)][static_cast<std::size_t>(n)],
+                               (d + n + sweep) % Corpus::topics, dt, wt, Corpus::topics);
+                    });
+}
+
+TEST(InspectorShapes, RaggedNestEqualsSerialReplay) {
+  CaptureOrders capture;
+  Corpus c(0), reference(0);
+  std::vector<std::vector<int>> words(Corpus::docs);
+  std::vector<std::pair<int, int>> pairs; // (d, n) in the serial loop's order
+  for (int d = 0; d < Corpus::docs; ++d) {
+    const int length = (d * 29) % 47; // ragged, document 0 empty
+    for (int n = 0; n < length; ++n) {
+      words[static_cast<std::size_t>(d)].push_back(static_cast<int>(mix(d * 1000u + n) % 37));
+      pairs.emplace_back(d, n);
+      for (Corpus* x : {&c, &reference}) {
+        ++x->dt(d, (d + n) % Corpus::topics);
+        ++x->wt(words[static_cast<std::size_t>(d)].back(), (d + n) % Corpus::topics);
+      }
+    }
+  }
+  codegen::Inspection<2> inspection;
+  for (int sweep = 0; sweep < 3; ++sweep) {
+    run_ragged(inspection, words, c, sweep);
+    replay(pairs, last_order(), [&](std::pair<int, int>& p) {
+      const auto [d, n] = p;
+      resample(d, words[static_cast<std::size_t>(d)][static_cast<std::size_t>(n)],
+               (d + n + sweep) % Corpus::topics, reference.dt, reference.wt, Corpus::topics);
+    });
+  }
+  EXPECT_TRUE(bitwise_equal(c.dt, reference.dt));
+  EXPECT_TRUE(bitwise_equal(c.wt, reference.wt));
+  EXPECT_EQ(inspection.rebuilds(), 1u);
+  const auto& iterations = detail::DatasetInternals::records(inspection.ragged(
+      2, [](std::int64_t d) { return d == 0 ? 2 : -3; },
+      [](std::int64_t d, std::int64_t) { return d; },
+      [](std::int64_t d, std::int64_t n) { return 10 * d + n; }));
+  if (detail::collective().size() == 1) { // one rank holds every iteration, in the loop's order
+    ASSERT_EQ(iterations.size(), 2u);     // a negative row count is no iteration
+    EXPECT_EQ(iterations[1].k0, 0);
+    EXPECT_EQ(iterations[1].k1, 1);
+    EXPECT_EQ(iterations[1].at, 1);
+  }
+  EXPECT_EQ(inspection.rebuilds(), 2u);
+}
+
 } // namespace
 } // namespace rotor::test

@@ -150,6 +150,31 @@ public:
     return settle_fresh();
   }
 
+  /// The iterations of a ragged nest `for (I i = 0; i < count; ++i) for (J n = 0; n <
+  /// row_count(i); ++n)`: one per pair (i, n), in the serial loop's order, with the keys
+  /// `keys(i, n)...` (key 0 is i itself; in LoopModel::fields order), evaluated here, before the
+  /// loop, for every pair; `k0` is i and `at` is n. A negative row count is no iteration, as in
+  /// the serial loop.
+  template <class Count, class RowCount, class... K>
+  Dataset<Iteration<N>>& ragged(Count count, RowCount row_count, K... keys) {
+    static_assert(sizeof...(K) == N && N >= 1,
+                  "rotor::codegen::Inspection: one key reader per key, the first the outer index");
+    static_assert(std::is_integral_v<Count>, "rotor::codegen::Inspection: an integer bound");
+    const std::int64_t rows = count > 0 ? static_cast<std::int64_t>(count) : 0;
+    fresh_.clear();
+    for (std::int64_t i = 0; i < rows; ++i) {
+      const std::int64_t columns = static_cast<std::int64_t>(row_count(i));
+      for (std::int64_t n = 0; n < columns; ++n) {
+        const std::int64_t values[N + 1] = {static_cast<std::int64_t>(keys(i, n))...};
+        Iteration<N> it{};
+        ::rotor::detail::set_keys(it, values);
+        it.at = n;
+        fresh_.push_back(it);
+      }
+    }
+    return settle_fresh();
+  }
+
   /// After run_loop over this call site's dataset, when the body wrote the elements of
   /// `records` (its records): every rank's copy of `records` gets the elements the other ranks'
   /// iterations wrote (collective: every rank calls it after the same loop). Nothing moves when
