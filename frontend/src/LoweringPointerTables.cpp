@@ -51,11 +51,17 @@ bool may_leave_early(const Stmt* s) {
   return false;
 }
 
+/// `record`: the Dataset's record type, or "" in a loop over a std::vector or an integer range,
+/// whose keys are the inspected iterations' (`range` is then `rotor_iterations`, a
+/// Dataset<codegen::Iteration<N>> whose key i is field k<i>).
 std::string reach_text(const Sym& row, const std::string& range, const std::string& record,
                        const analysis::LoopModel& m) {
   if (row.kind == Subscript::Kind::key && row.offset.is_numeric() && row.field >= 0) {
-    return "::rotor::codegen::rows_of_key(" + range + ", &" + record +
-           "::" + m.fields[static_cast<std::size_t>(row.field)] + ", " +
+    const std::string field =
+        record.empty() ? "::rotor::codegen::Iteration<" + std::to_string(m.fields.size()) + ">::k" +
+                             std::to_string(row.field)
+                       : record + "::" + m.fields[static_cast<std::size_t>(row.field)];
+    return "::rotor::codegen::rows_of_key(" + range + ", &" + field + ", " +
            std::to_string(row.offset.value) + ")";
   }
   if (row.kind == Subscript::Kind::constant && row.offset.is_numeric() && row.offset.value >= 0) {
@@ -334,7 +340,7 @@ std::string LoopLowering::pointer_table_view(const std::string& name,
       range != nullptr &&
       (isa<DeclRefExpr>(range) ||
        (isa<MemberExpr>(range) && isa<CXXThisExpr>(bare(cast<MemberExpr>(range)->getBase()))));
-  if (out_.index_rank != 0 || out_.over_vector || !plain_range) {
+  if (out_.index_rank != 0 || (!out_.over_vector && !plain_range)) {
     return unbounded("its rows are counted from the keys of a Dataset named by a variable, and "
                      "this loop is over '" +
                          text_of(loop_.range) + "'",
@@ -345,7 +351,10 @@ std::string LoopLowering::pointer_table_view(const std::string& name,
       table.depth == 1 && stride != row_strides_.end() ? stride->second : table.length;
   std::vector<std::string> reaches;
   for (const PointerRow& r : table.rows) {
-    const std::string reach = reach_text(r.row, text_of(range), out_.record_type, out_.model);
+    // Over a std::vector: the rows its keys name, as the inspector read them before the loop.
+    const std::string reach = out_.over_vector
+                                  ? reach_text(r.row, "rotor_iterations", "", out_.model)
+                                  : reach_text(r.row, text_of(range), out_.record_type, out_.model);
     if (reach.empty()) {
       return unbounded("the row of '" + r.text +
                            "' is not a key field plus a number or a "

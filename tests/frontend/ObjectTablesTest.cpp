@@ -154,6 +154,43 @@ struct Model {
   EXPECT_FALSE(has(r.rewritten, "staged_rows"));
 }
 
+// funk-svd's own loop: an index loop over a std::vector of ((user, item), rating); the rows are
+// counted from the keys the inspector read (Dataset<Iteration<2>> rotor_iterations).
+TEST(ObjectTables, RowsOfAVectorLoopAreItsInspectedKeys) {
+  FileResult r = lower(R"(
+class Svd {
+  Matrix* q;
+  Matrix* p;
+  int factors;
+  std::vector<std::pair<std::pair<int, int>, double>> dense_users;
+ public:
+  void train() {
+    int u_id, i_id;
+    double error;
+#pragma rotor parallel_for
+    for (std::size_t j = 0; j < this->dense_users.size(); j++) {
+      u_id = this->dense_users[j].first.first;
+      i_id = this->dense_users[j].first.second;
+      error = this->dense_users[j].second;
+      for (int k = 0; k < this->factors; k++) {
+        q->set_value(i_id, k, q->get_value(i_id, k) + error * p->get_value(u_id, k));
+        p->set_value(u_id, k, p->get_value(u_id, k) + error);
+      }
+    }
+  }
+};
+)");
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  EXPECT_EQ(r.loops[0].plan.kind, PlanKind::rotation);
+  EXPECT_TRUE(has(r.rewritten, "static_cast<std::int64_t>(factors), "
+                               "{::rotor::codegen::rows_of_key(rotor_iterations, "
+                               "&::rotor::codegen::Iteration<2>::k0, 0)});"))
+      << r.rewritten;
+  EXPECT_TRUE(has(r.rewritten, "{::rotor::codegen::rows_of_key(rotor_iterations, "
+                               "&::rotor::codegen::Iteration<2>::k1, 0)});"));
+}
+
 // A public table member is named as written, through a global object and a pointer to it.
 TEST(ObjectTables, PublicTablesAreNamedAsWritten) {
   FileResult r = lower(R"(
