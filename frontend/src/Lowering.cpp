@@ -1072,6 +1072,7 @@ void LoopLowering::walk(const Stmt* s, Frame& f) {
     if (me->isArrow() && !isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts())) {
       check_pointer_read(me->getBase(), s, f);
     }
+    check_reference_member_read(me, f);
   }
   check_write_site(s, f);
   if (const auto* uo = dyn_cast<UnaryOperator>(s); uo != nullptr && uo->getOpcode() == UO_Deref) {

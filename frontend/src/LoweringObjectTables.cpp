@@ -227,4 +227,18 @@ bool LoopLowering::calls_object_method(const Expr* use, Frame& f) const {
          object_path(me->getBase(), f, path) && !path.name.empty();
 }
 
+/// A reference member of an object on a path from the loop other than the loop's own object
+/// (`this->data[i]` in a method of `*p`, with `std::vector<double>& data`) may name anything,
+/// also a container the loop writes: reading through it counts as a read through an outside
+/// pointer (it blocks a loop that writes), as `this->ptr[i]` does.
+void LoopLowering::check_reference_member_read(const MemberExpr* me, Frame& f) {
+  const auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
+  ObjectPath base;
+  if (fd != nullptr && fd->getType()->isReferenceType() && object_path(me->getBase(), f, base) &&
+      !base.name.empty()) {
+    outside_pointer_reads_.emplace_back("'" + text_of(me) + "', a reference member",
+                                        me->getBeginLoc());
+  }
+}
+
 } // namespace rotor::frontend::lowering

@@ -316,6 +316,7 @@ private:
                                        const std::string& element, int depth);
   bool calls_method_of_object(const Expr* pointer, const Stmt* at, Frame& f) const;
   bool calls_object_method(const Expr* use, Frame& f) const;
+  void check_reference_member_read(const MemberExpr* me, Frame& f);
   bool reached_in_callee(const Expr* access, const Frame& f, const ForStmt* column_loop) const;
   void note_pointer_row(const Target& t, const Sym& row, const std::string& text,
                         const Offset& reach, const ForStmt* column_loop, const Expr* access,

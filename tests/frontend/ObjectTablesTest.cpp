@@ -37,6 +37,8 @@ class Matrix {
   void set_next(int i, int j, double value) { j = j + 1; m[i][j] = value; }
   void set_row(int i, double value) { for (int j = 0; j < col; ++j) m[i][j] = value; }
   void reset(int i, int j) { m = nullptr; (void)i; (void)j; }
+  std::vector<double>& scale;
+  double scaled(int i, int j) { return m[i][j] * this->scale[i]; }
 };
 )";
 
@@ -92,17 +94,17 @@ class Svd {
   // m is protected: the binding reaches it through a pointer to member that an explicit
   // instantiation takes, declared before the class around the loop (on the same line).
   EXPECT_TRUE(has(r.rewritten,
-                  "namespace rotor_member_35_Matrix_m { struct Tag { using type = double** "
+                  "namespace rotor_member_37_Matrix_m { struct Tag { using type = double** "
                   "::Matrix::*; friend type rotor_member_of(Tag); }; template <class T, typename "
                   "T::type M> struct Access { friend typename T::type rotor_member_of(T) { return "
                   "M; } }; template struct Access<Tag, &::Matrix::m>; } class Svd {"))
       << r.rewritten;
   EXPECT_TRUE(has(r.rewritten, "auto rotor_view_this__p__m = ::rotor::codegen::stage_object_table("
-                               "(this->p)->*rotor_member_of(rotor_member_35_Matrix_m::Tag{}), "
+                               "(this->p)->*rotor_member_of(rotor_member_37_Matrix_m::Tag{}), "
                                "static_cast<std::int64_t>(factors), "
                                "{::rotor::codegen::rows_of_key(ratings, &Rating::user, 0)});"));
   EXPECT_TRUE(has(r.rewritten, "stage_object_table((this->q)->*rotor_member_of("
-                               "rotor_member_35_Matrix_m::Tag{}), static_cast<std::int64_t>("
+                               "rotor_member_37_Matrix_m::Tag{}), static_cast<std::int64_t>("
                                "factors), {::rotor::codegen::rows_of_key(ratings, &Rating::item, "
                                "0)})"));
   EXPECT_TRUE(has(r.rewritten, "std::tie(rotor_view_this__p__m.array(), "
@@ -246,6 +248,8 @@ TEST(ObjectTables, NearestShapesStaySerial) {
        "writes through 'this->m[i]'"}, // a copy in the loop
       {"p->set_value(r.user, k, 1.0); all[r.item]->set_value(r.item, k, 1.0);",
        "reads through 'all'"}, // from data
+      {"p->set_value(r.user, k, p->scaled(r.user, k));",
+       "reads through 'this->scale', a reference member"}, // may name a written container
       {"p->set_value(r.user, k, 1.0); v.t[r.item][k] = 1.0;",
        "'v' is declared outside the loop"}, // vector table of another object
   };
