@@ -129,9 +129,13 @@ public:
       live_.rows.emplace_back(begin, begin + static_cast<std::uintptr_t>(width_) * sizeof(T));
     }
     if (swap && !live_.in_place) {
-      point_at_staged_rows();
+      own_.assign(reached_.size(), nullptr);
+      live_.own_rows = [this] { restore_own_rows(); };
     }
     detail::live_pointer_tables().push_back(&live_);
+    if (!own_.empty()) {
+      point_at_staged_rows(); // last, and cannot throw: the destructor puts the rows back
+    }
   }
   ~StagedPointerTable() {
     auto& live = detail::live_pointer_tables();
@@ -163,14 +167,12 @@ public:
 private:
   /// Each reached row's pointer now points at its staged row; own_ keeps the table's own.
   void point_at_staged_rows() {
-    own_.assign(reached_.size(), nullptr);
     for (std::size_t r = 0; r < reached_.size() && width_ > 0; ++r) {
       if (reached_[r] != 0) {
         own_[r] = table_[r];
         table_[r] = staged_.data() + static_cast<std::int64_t>(r) * width_;
       }
     }
-    live_.own_rows = [this] { restore_own_rows(); };
   }
   void restore_own_rows() {
     for (std::size_t r = 0; r < own_.size(); ++r) {
