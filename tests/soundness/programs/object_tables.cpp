@@ -1,9 +1,10 @@
 // Good shape: funk-svd's factor tables (issue 16): `class Matrix` keeps its rows in a protected
 // `double** m` (one allocation per row) behind get_value/set_value, and the trainer holds
 // `Matrix* p, q` members and calls the methods in the loop (also inside its own `predict`).
-// funk-svd's own loop over its std::vector of ratings. The same tables reached through a pointer parameter, a reference parameter and member
-// objects. Each loop must be parallel: rotor-cc stages the reached rows and points the table's
-// row pointers at them for the loop (docs/design/containers.md, "Tables inside another object").
+// funk-svd's own loop over its std::vector of ratings. The same tables reached through a pointer
+// parameter, a reference parameter and member objects. Each loop must be parallel: rotor-cc stages
+// the reached rows and points the table's row pointers at them for the loop
+// (docs/design/containers.md, "Tables inside another object").
 #include "soundness.h"
 
 #include <cstdlib>
