@@ -15,7 +15,7 @@ namespace rotor::frontend::lowering {
 
 namespace {
 
-/// True when code at the loop (in a member function of `loop_class`, or nullptr: not a member)
+/// True when code at the loop (in member function `loop_method`, or nullptr: not in a member)
 /// can name field `fd` as written: it is public, or a member of the loop's own class.
 bool nameable_at_loop(const FieldDecl* fd, const CXXMethodDecl* loop_method) {
   return fd->getAccess() == AS_public || fd->getAccess() == AS_none ||
