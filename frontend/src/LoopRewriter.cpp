@@ -42,6 +42,16 @@ const LoweredLoop::RowVector* row_vector(const LoweredLoop& loop, const std::str
   return nullptr;
 }
 
+/// `rotor_view_` + this names the view of container `name`: a table of another object
+/// (`this->p->m`) gets `this__p__m`.
+std::string view_id(const std::string& name) {
+  std::string id = name;
+  for (char& c : id) {
+    c = std::isalnum(static_cast<unsigned char>(c)) != 0 ? c : '_';
+  }
+  return id;
+}
+
 /// False for a row vector the runtime does not get: a serial plan runs the body on the
 /// container itself, as for any outside state (docs/design/containers.md).
 bool is_bound(const LoweredLoop& loop, const analysis::Plan& plan, const std::string& name) {
@@ -55,7 +65,7 @@ std::string row_vector_views(const LoweredLoop& loop, const analysis::Plan& plan
   std::string out;
   for (const auto& rv : loop.row_vectors) {
     if (is_bound(loop, plan, rv.name)) {
-      out += "auto rotor_view_" + rv.name + " = " + rv.view + ";" + separator;
+      out += "auto rotor_view_" + view_id(rv.name) + " = " + rv.view + ";" + separator;
       if (rv.buffered) {
         out += "const std::size_t rotor_size_" + rv.name + " = " + rv.size + ";" + separator;
       }
@@ -398,6 +408,9 @@ void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
     wrap_as_written(rw, loop);
     return;
   }
+  if (!lowered.member_access.empty()) {
+    rw.InsertTextBefore(lowered.member_access_at, lowered.member_access);
+  }
 
   // Indentation of the `for`.
   const unsigned col = sm.getSpellingColumnNumber(loop.for_loc);
@@ -444,6 +457,14 @@ void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
       continue;
     }
     if (const LoweredLoop::RowVector* rv = row_vector(lowered, a.name);
+        rv != nullptr && rv->swapped) {
+      // The table's row pointers point at the staged rows: the body (and the methods it calls)
+      // keep naming the table.
+      arrays.push_back("rotor_view_" + view_id(a.name) + ".array()");
+      params.push_back("auto& /*" + a.name + "*/");
+      continue;
+    }
+    if (const LoweredLoop::RowVector* rv = row_vector(lowered, a.name);
         rv != nullptr && rv->table) {
       // The body's name of the table is a local over the staged rows the executor gives it.
       arrays.push_back("rotor_view_" + a.name + ".array()");
@@ -463,7 +484,7 @@ void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
     }
     if (row_vector(lowered, a.name) != nullptr) {
       // The body keeps naming the container, whose memory the view is.
-      arrays.push_back("rotor_view_" + a.name);
+      arrays.push_back("rotor_view_" + view_id(a.name));
       params.push_back("auto& /*" + a.name + "*/");
       continue;
     }

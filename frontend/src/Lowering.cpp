@@ -181,6 +181,9 @@ Target LoopLowering::target_of_member(const MemberExpr* me, Frame& f) {
   if (Target t = row_vector_member(me, fd, f); t.kind == Target::array_k) {
     return t;
   }
+  if (Target t = object_table_member(me, fd, f); t.kind == Target::array_k) {
+    return t;
+  }
   return base;
 }
 
@@ -651,6 +654,10 @@ void LoopLowering::on_outer_use(const DeclRefExpr* dre, const Target& t, Frame& 
     }
     return;
   }
+  if (calls_object_method(dre, f)) {
+    outer_read_.emplace(vd, dre->getBeginLoc()); // the method's uses of members decide
+    return;
+  }
   const UseInfo u = classify(dre, f);
   if (u.use == Use::plus_minus && vd->getType()->isArithmeticType()) {
     if (!reduction_loc_.count(vd)) {
@@ -822,7 +829,7 @@ void LoopLowering::on_this(const CXXThisExpr* te, Frame& f) {
       me != nullptr && range_field_ != nullptr && me->getMemberDecl() == range_field_) {
     return; // the member vector the loop runs over: on_range_member_use decides
   }
-  if (calls_analysed_method(te, f)) {
+  if (calls_analysed_method(te, f) || calls_object_method(te, f)) {
     return; // the method's own accesses to members are analysed (and reported) in its body
   }
   std::string name = t.decl != nullptr ? t.decl->getNameAsString() : "*this";
@@ -908,6 +915,7 @@ void LoopLowering::on_call(const CallExpr* call, Frame& f) {
   Frame callee;
   callee.fn = def;
   callee.caller = &f;
+  callee.call = call;
   unsigned first = 0;
   if (const auto* op = dyn_cast<CXXOperatorCallExpr>(call);
       op != nullptr && isa<CXXMethodDecl>(def)) {
@@ -1020,6 +1028,7 @@ void LoopLowering::bind_arguments(Frame& callee, const FunctionDecl* def, const 
       callee.args[param] = {arg, &f};
     } else if (param->getType()->isIntegerType()) {
       callee.ints[param] = eval(arg, f);
+      callee.values[param] = arg;
     } else if (param->getType()->isPointerType()) {
       callee.pointees[param] = pointee_of(arg, f);
     } else {
@@ -1062,6 +1071,7 @@ void LoopLowering::walk(const Stmt* s, Frame& f) {
     if (me->isArrow() && !isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts())) {
       check_pointer_read(me->getBase(), s, f);
     }
+    check_reference_member_read(me, f);
   }
   check_write_site(s, f);
   if (const auto* uo = dyn_cast<UnaryOperator>(s); uo != nullptr && uo->getOpcode() == UO_Deref) {
@@ -1113,6 +1123,9 @@ void LoopLowering::walk(const Stmt* s, Frame& f) {
 /// a pointer member) may read an element the loop writes under another name; it blocks when the
 /// loop writes any array or record (decided at the end of run()).
 void LoopLowering::check_pointer_read(const Expr* pointer, const Stmt* at, Frame& f) {
+  if (calls_method_of_object(pointer, at, f)) {
+    return; // analysed in the method (LoweringObjectTables.cpp)
+  }
   const Target t = pointee_of(pointer, f);
   if (t.kind == Target::unknown_k && t.from_outside) {
     outside_pointer_reads_.emplace_back("'" + describe(t) + "', a pointer", at->getBeginLoc());

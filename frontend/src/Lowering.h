@@ -57,6 +57,9 @@ struct LoweredLoop {
     /// A std::vector<std::vector<T>> staged for the loop (`view` is a codegen::StagedTable): the
     /// runtime gets `rotor_view_NAME.array()` and the body a local NAME over the staged rows.
     bool table = false;
+    /// A staged `T**` table whose row pointers point at the staged rows for the loop
+    /// (codegen::stage_object_table): the body keeps naming the table, no local is bound.
+    bool swapped = false;
     /// Listed in buffered(...) (a std::vector, std::array or T* table): where the plan buffers it,
     /// the body's name stands for codegen::BufferedElements over the worker's buffer of the view
     /// and `size` (a C++ expression, read before the loop) is what its size() says.
@@ -64,6 +67,11 @@ struct LoweredLoop {
     std::string size;
   };
   std::vector<RowVector> row_vectors;
+  /// Namespace-scope declarations that name a protected or private table member of another
+  /// object (`this->p->m` of a `class Matrix { protected: double** m; }`), inserted before the
+  /// top-level declaration around the loop (`member_access_at`; LoweringObjectTables.cpp).
+  std::string member_access;
+  clang::SourceLocation member_access_at;
   /// Variables of which each worker gets its own copy (Privatisation.h): the body's name is
   /// bound to the copy; `reseed`: a `private(...)` variable (a generator gets its own seed).
   struct PrivateBinding {

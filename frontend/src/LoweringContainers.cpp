@@ -111,17 +111,7 @@ Target LoopLowering::row_vector_variable(const VarDecl* vd) const {
   if (t.kind != Target::array_k) {
     return {};
   }
-  bool visible = false;
-  if (vd->hasGlobalStorage() && !vd->isStaticLocal()) {
-    visible = vd->getDeclContext()->getRedeclContext()->isTranslationUnit();
-  } else if (const auto* fn = dyn_cast_or_null<FunctionDecl>(vd->getParentFunctionOrMethod());
-             fn != nullptr && fn->getBody() != nullptr) {
-    const SourceRange body = fn->getBody()->getSourceRange();
-    const SourceLocation at = sm_.getExpansionLoc(loop_.for_loc);
-    visible = !sm_.isBeforeInTranslationUnit(at, sm_.getExpansionLoc(body.getBegin())) &&
-              !sm_.isBeforeInTranslationUnit(sm_.getExpansionLoc(body.getEnd()), at);
-  }
-  if (!visible) {
+  if (!visible_at_loop(vd)) {
     return {};
   }
   t.array = vd->getNameAsString();
@@ -601,6 +591,7 @@ void LoopLowering::settle_containers() {
     rv.name = name;
     rv.view = view;
     rv.table = staged;
+    rv.swapped = staged && pointer != pointer_tables_.end() && pointer->second.swapped;
     out_.row_vectors.push_back(rv);
   }
 }

@@ -51,17 +51,45 @@ bool may_leave_early(const Stmt* s) {
   return false;
 }
 
+/// `record`: the Dataset's record type, or "" in a loop over a std::vector or an integer range,
+/// whose keys are the inspected iterations' (`range` is then `rotor_iterations`, a
+/// Dataset<codegen::Iteration<N>> whose key i is field k<i>).
 std::string reach_text(const Sym& row, const std::string& range, const std::string& record,
                        const analysis::LoopModel& m) {
   if (row.kind == Subscript::Kind::key && row.offset.is_numeric() && row.field >= 0) {
-    return "::rotor::codegen::rows_of_key(" + range + ", &" + record +
-           "::" + m.fields[static_cast<std::size_t>(row.field)] + ", " +
+    const std::string field =
+        record.empty() ? "::rotor::codegen::Iteration<" + std::to_string(m.fields.size()) + ">::k" +
+                             std::to_string(row.field)
+                       : record + "::" + m.fields[static_cast<std::size_t>(row.field)];
+    return "::rotor::codegen::rows_of_key(" + range + ", &" + field + ", " +
            std::to_string(row.offset.value) + ")";
   }
   if (row.kind == Subscript::Kind::constant && row.offset.is_numeric() && row.offset.value >= 0) {
     return "::rotor::codegen::rows_of_constant(" + std::to_string(row.offset.value) + ")";
   }
   return "";
+}
+
+/// True when `child` runs whenever its parent `p` does (on the way up from an access): not a
+/// branch of `?:` or `if`, the right side of `&&` / `||`, a lambda, or a loop other than the
+/// body of `column_loop` (which runs whenever the row is not empty).
+bool unconditional_step(const Stmt* p, const Stmt* child, const ForStmt* column_loop) {
+  if (const auto* co = dyn_cast<AbstractConditionalOperator>(p)) {
+    return child == co->getCond();
+  }
+  if (const auto* bo = dyn_cast<BinaryOperator>(p)) {
+    return !bo->isLogicalOp() || child == bo->getLHS();
+  }
+  if (const auto* is = dyn_cast<IfStmt>(p)) {
+    return child == is->getCond() || child == is->getInit();
+  }
+  if (const auto* fs = dyn_cast<ForStmt>(p)) {
+    return fs == column_loop && child == fs->getBody();
+  }
+  if (isa<LambdaExpr>(p)) {
+    return false;
+  }
+  return isa<Expr, CompoundStmt, DeclStmt, NullStmt>(p); // not while, do, switch, try, a label
 }
 
 std::string describe_use(const Target& t, const std::string& what) {
@@ -77,6 +105,7 @@ void LoopLowering::on_pointer_use(const Expr* use, const Stmt* /*parent*/, const
                                   Frame& f) {
   PointerTable& table = pointer_tables_[t.array];
   table.depth = t.pointer;
+  table.swapped = table.swapped || t.in_object || &f != body_frame_;
   const Stmt* child = nullptr;
   const Stmt* p = parent_skipping_casts(use, *f.parents, child);
   const auto* row = dyn_cast_or_null<ArraySubscriptExpr>(p);
@@ -173,6 +202,14 @@ void LoopLowering::on_pointer_use(const Expr* use, const Stmt* /*parent*/, const
 bool LoopLowering::pointer_column(const Expr* column, Frame& f, Offset& length,
                                   const ForStmt*& loop) {
   loop = nullptr;
+  if (const auto* dre = dyn_cast_or_null<DeclRefExpr>(bare(column))) {
+    // A parameter of a function the body calls, not written there: its argument's bound.
+    const auto* pvd = dyn_cast<ParmVarDecl>(dre->getDecl());
+    const auto it = pvd == nullptr ? f.values.end() : f.values.find(pvd);
+    if (it != f.values.end() && f.caller != nullptr && mutated_.count(pvd) == 0) {
+      return pointer_column(it->second, *f.caller, length, loop);
+    }
+  }
   const Sym value = eval(column, f);
   if (value.kind == Subscript::Kind::constant && value.offset.is_numeric()) {
     length = Offset{};
@@ -208,7 +245,12 @@ bool LoopLowering::pointer_column(const Expr* column, Frame& f, Offset& length,
 /// `column_loop` (which runs whenever the row is not empty).
 bool LoopLowering::reached_every_iteration(const Expr* access, Frame& f,
                                            const ForStmt* column_loop) const {
-  if (&f != body_frame_ || may_leave_early(loop_.body)) {
+  if (&f != body_frame_) {
+    // In a function the body calls: unconditional there, and the call reached every iteration.
+    return f.call != nullptr && f.caller != nullptr && reached_in_callee(access, f, column_loop) &&
+           reached_every_iteration(f.call, *f.caller, column_loop);
+  }
+  if (may_leave_early(loop_.body)) {
     return false;
   }
   const Stmt* child = access;
@@ -217,24 +259,38 @@ bool LoopLowering::reached_every_iteration(const Expr* access, Frame& f,
     if (p == loop_.body) {
       return true;
     }
-    if (const auto* co = dyn_cast<AbstractConditionalOperator>(p)) {
-      if (child != co->getCond()) {
-        return false;
+    if (!unconditional_step(p, child, column_loop)) {
+      return false;
+    }
+  }
+  return false;
+}
+
+/// True when `access`, in the function frame `f` analyses, runs whenever the function does: on
+/// the way up to the function's body, nothing but what reached_every_iteration allows (and the
+/// `return` whose value it is), and no statement of the body before it can end the call early.
+bool LoopLowering::reached_in_callee(const Expr* access, const Frame& f,
+                                     const ForStmt* column_loop) const {
+  const auto* body = f.fn == nullptr ? nullptr : dyn_cast_or_null<CompoundStmt>(f.fn->getBody());
+  if (body == nullptr || isa<CXXConstructorDecl, CXXDestructorDecl>(f.fn)) {
+    return false;
+  }
+  const Stmt* child = access;
+  for (const Stmt* p = f.parents->getParent(access); p != nullptr;
+       child = p, p = f.parents->getParent(p)) {
+    if (p == body) {
+      for (const Stmt* s : body->body()) {
+        if (s == child) {
+          return true;
+        }
+        if (may_leave_early(s)) {
+          return false;
+        }
       }
-    } else if (const auto* bo = dyn_cast<BinaryOperator>(p)) {
-      if (bo->isLogicalOp() && child != bo->getLHS()) {
-        return false;
-      }
-    } else if (const auto* is = dyn_cast<IfStmt>(p)) {
-      if (child != is->getCond() && child != is->getInit()) {
-        return false;
-      }
-    } else if (const auto* fs = dyn_cast<ForStmt>(p)) {
-      if (fs != column_loop || child != fs->getBody()) {
-        return false;
-      }
-    } else if (!isa<Expr, CompoundStmt, DeclStmt, NullStmt>(p)) {
-      return false; // while, do, switch, range-for, try, a label, ...
+      return false;
+    }
+    if (!isa<ReturnStmt>(p) && !unconditional_step(p, child, column_loop)) {
+      return false;
     }
   }
   return false;
@@ -250,8 +306,8 @@ void LoopLowering::note_pointer_row(const Target& t, const Sym& row, const std::
   std::string why;
   if (!reached_every_iteration(access, f, column_loop)) {
     why = "'" + text +
-          "' is not made in every iteration (it is under a condition, in a helper, in an inner "
-          "loop other than its column loop, or the body can end an iteration early)";
+          "' is not made in every iteration (it is under a condition, in an inner loop other "
+          "than its column loop, in a helper called so, or the body or helper can end early)";
   }
   if (!why.empty()) {
     if (table.unbounded.empty()) {
@@ -284,7 +340,7 @@ std::string LoopLowering::pointer_table_view(const std::string& name,
       range != nullptr &&
       (isa<DeclRefExpr>(range) ||
        (isa<MemberExpr>(range) && isa<CXXThisExpr>(bare(cast<MemberExpr>(range)->getBase()))));
-  if (out_.index_rank != 0 || out_.over_vector || !plain_range) {
+  if (out_.index_rank != 0 || (!out_.over_vector && !plain_range)) {
     return unbounded("its rows are counted from the keys of a Dataset named by a variable, and "
                      "this loop is over '" +
                          text_of(loop_.range) + "'",
@@ -295,7 +351,10 @@ std::string LoopLowering::pointer_table_view(const std::string& name,
       table.depth == 1 && stride != row_strides_.end() ? stride->second : table.length;
   std::vector<std::string> reaches;
   for (const PointerRow& r : table.rows) {
-    const std::string reach = reach_text(r.row, text_of(range), out_.record_type, out_.model);
+    // Over a std::vector: the rows its keys name, as the inspector read them before the loop.
+    const std::string reach = out_.over_vector
+                                  ? reach_text(r.row, "rotor_iterations", "", out_.model)
+                                  : reach_text(r.row, text_of(range), out_.record_type, out_.model);
     if (reach.empty()) {
       return unbounded("the row of '" + r.text +
                            "' is not a key field plus a number or a "
@@ -326,9 +385,10 @@ std::string LoopLowering::pointer_table_view(const std::string& name,
   for (const std::string& r : reaches) {
     list += (list.empty() ? "" : ", ") + r;
   }
-  return std::string(table.depth == 1 ? "::rotor::codegen::adopt_pointer_rows("
-                                      : "::rotor::codegen::stage_pointer_table(") +
-         expression + ", " + length_text + ", {" + list + "})";
+  const char* binding = table.depth == 1 ? "::rotor::codegen::adopt_pointer_rows("
+                        : table.swapped  ? "::rotor::codegen::stage_object_table("
+                                         : "::rotor::codegen::stage_pointer_table(";
+  return std::string(binding) + expression + ", " + length_text + ", {" + list + "})";
 }
 
 /// A pointer table the loop only reads is not bound: like any read through a pointer from outside

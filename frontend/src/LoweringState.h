@@ -122,6 +122,15 @@ struct Target {
   char eigen = 0;         ///< Eigen::Matrix: 'R' row-major, 'C' column-major, 'V' vector
   bool table = false;     ///< a std::vector<std::vector<T>>: rows `t[row][k]`, staged per loop
   int pointer = 0;        ///< a raw pointer table: 1 `T* p` (rows `p[row * stride + j]`), 2 `T** t`
+  /// A pointer table member of another object (`this->p->m`, `P.m`; LoweringObjectTables.cpp).
+  bool in_object = false;
+};
+
+/// An object the loop reaches (LoweringObjectTables.cpp): how to name a member of it in
+/// messages and plans (`this->p->`, `p->`, `P.`) and how to reach it at the loop.
+struct ObjectPath {
+  std::string name;
+  std::string expression;
 };
 
 class LoopLowering;
@@ -136,6 +145,8 @@ struct Frame {
   std::map<const ValueDecl*, Target> pointees; ///< local pointers / references: what they reach
   const Expr* this_object = nullptr;
   Frame* caller = nullptr;
+  const Expr* call = nullptr;                       ///< the call (in `caller`) this frame analyses
+  std::map<const ParmVarDecl*, const Expr*> values; ///< integer parameters: their arguments
 };
 
 bool is_modifying_operator(OverloadedOperatorKind op);
@@ -303,6 +314,16 @@ private:
   void on_pointer_use(const Expr* use, const Stmt* parent, const Target& t, Frame& f);
   bool pointer_column(const Expr* column, Frame& f, Offset& length, const ForStmt*& loop);
   bool reached_every_iteration(const Expr* access, Frame& f, const ForStmt* column_loop) const;
+  // ---- pointer tables of other objects (LoweringObjectTables.cpp) ----------------------------
+  bool object_path(const Expr* object, Frame& f, ObjectPath& out) const;
+  bool visible_at_loop(const VarDecl* vd) const;
+  Target object_table_member(const MemberExpr* me, const FieldDecl* fd, Frame& f);
+  std::string member_access_expression(const ObjectPath& base, const FieldDecl* fd,
+                                       const std::string& element, int depth);
+  bool calls_method_of_object(const Expr* pointer, const Stmt* at, Frame& f) const;
+  bool calls_object_method(const Expr* use, Frame& f) const;
+  void check_reference_member_read(const MemberExpr* me, Frame& f);
+  bool reached_in_callee(const Expr* access, const Frame& f, const ForStmt* column_loop) const;
   void note_pointer_row(const Target& t, const Sym& row, const std::string& text,
                         const Offset& reach, const ForStmt* column_loop, const Expr* access,
                         Frame& f);
@@ -396,6 +417,9 @@ private:
     bool has_length = false;
     Offset length;
     std::vector<PointerRow> rows;
+    /// Named inside a function the body calls, or a member of another object: staged with its
+    /// row pointers pointed at the staged rows (stage_object_table), not through a body local.
+    bool swapped = false;
     std::string unbounded;
     SourceLocation unbounded_at;
   };

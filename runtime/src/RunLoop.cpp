@@ -193,8 +193,13 @@ bool pointer_rows_alias(LoopFrame& frame) {
     alias = ranges[i].first < ranges[i - 1].second;
   }
   if (alias) {
-    for (detail::PointerTableRows* t : tables) {
-      t->in_place = true;
+    // Latest first: a table staged after another over the same row pointers saw that one's
+    // staged rows as its own, and must give them back before the first restores the originals.
+    for (auto t = tables.rbegin(); t != tables.rend(); ++t) {
+      (*t)->in_place = true;
+      if ((*t)->own_rows) {
+        (*t)->own_rows();
+      }
     }
   }
   return alias;

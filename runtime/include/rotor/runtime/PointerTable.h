@@ -102,7 +102,11 @@ DistArray<T, 2> adopt_pointer_rows(T* p, std::int64_t row_length,
 /// histogram of each key field naming rows (an allreduce of its extent across ranks).
 template <class T> class StagedPointerTable {
 public:
-  StagedPointerTable(T** table, std::int64_t row_length, std::initializer_list<RowReach> reach)
+  /// `swap`: point the table's reached rows at the staged rows until the destructor (or until
+  /// run_loop runs the loop in place), so that code the body calls, which names the table
+  /// itself (`this->m[i][j]` in a method), writes the staged copy (stage_object_table).
+  StagedPointerTable(T** table, std::int64_t row_length, std::initializer_list<RowReach> reach,
+                     bool swap = false)
       : table_(table), width_(std::max<std::int64_t>(row_length, 0)) {
     const std::int64_t rows = rows_reached(reach);
     reached_.assign(static_cast<std::size_t>(std::max<std::int64_t>(rows, 0)), 0);
@@ -124,13 +128,23 @@ public:
       const auto begin = reinterpret_cast<std::uintptr_t>(row);
       live_.rows.emplace_back(begin, begin + static_cast<std::uintptr_t>(width_) * sizeof(T));
     }
+    if (swap && !live_.in_place) {
+      own_.assign(reached_.size(), nullptr);
+      live_.own_rows = [this] { restore_own_rows(); };
+    }
     detail::live_pointer_tables().push_back(&live_);
+    if (!own_.empty()) {
+      point_at_staged_rows(); // last, and cannot throw: the destructor puts the rows back
+    }
   }
   ~StagedPointerTable() {
     auto& live = detail::live_pointer_tables();
     live.erase(std::remove(live.begin(), live.end(), &live_), live.end());
     if (live_.in_place) {
-      return; // the body wrote the table itself
+      return; // the body wrote the table itself (a swapped table got its rows back then)
+    }
+    if (!own_.empty()) {
+      restore_own_rows();
     }
     for (std::size_t r = 0; r < reached_.size() && width_ > 0; ++r) {
       if (reached_[r] != 0 && table_[r] != nullptr) {
@@ -151,10 +165,29 @@ public:
   }
 
 private:
+  /// Each reached row's pointer now points at its staged row; own_ keeps the table's own.
+  void point_at_staged_rows() {
+    for (std::size_t r = 0; r < reached_.size() && width_ > 0; ++r) {
+      if (reached_[r] != 0) {
+        own_[r] = table_[r];
+        table_[r] = staged_.data() + static_cast<std::int64_t>(r) * width_;
+      }
+    }
+  }
+  void restore_own_rows() {
+    for (std::size_t r = 0; r < own_.size(); ++r) {
+      if (own_[r] != nullptr) {
+        table_[r] = own_[r];
+      }
+    }
+    own_.clear();
+  }
+
   T** table_;
   std::int64_t width_;
   std::vector<char> reached_;
   DistArray<T, 2> staged_;
+  std::vector<T*> own_; ///< swapped: the table's own row pointers, to put back
   detail::PointerTableRows live_;
 };
 
@@ -175,6 +208,16 @@ template <class T>
 StagedPointerTable<T> stage_pointer_table(T** table, std::int64_t row_length,
                                           std::initializer_list<RowReach> reach) {
   return StagedPointerTable<T>(table, row_length, reach);
+}
+
+/// `T** table` of an object the body reaches through a member pointer, a member object or a
+/// variable (`this->p->m`, used in p's methods), staged for one loop with its reached rows
+/// pointed at the staged rows: the methods keep naming the table, and write the copy the
+/// executors run on (docs/design/containers.md, "Tables inside another object").
+template <class T>
+StagedPointerTable<T> stage_object_table(T** table, std::int64_t row_length,
+                                         std::initializer_list<RowReach> reach) {
+  return StagedPointerTable<T>(table, row_length, reach, true);
 }
 
 /// The body's view of staged pointer table `staged` through the array the executor gave it.

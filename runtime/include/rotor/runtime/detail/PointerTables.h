@@ -6,6 +6,7 @@
 /// one does. Not for user code.
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -18,6 +19,10 @@ struct PointerTableRows {
   /// Set when the body must use the table's own rows (the loop then runs serially): a row is
   /// null, or rows overlap each other or a bound array.
   bool in_place = false;
+  /// A table whose row pointers were pointed at the staged rows (`stage_object_table`): points
+  /// them back at the table's own rows. run_loop calls it, latest table first, when it sets
+  /// in_place (empty for a table whose body names a local over the staged rows).
+  std::function<void()> own_rows;
 };
 
 /// The staged pointer tables alive on this thread (registered by their constructor).

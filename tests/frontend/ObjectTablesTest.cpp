@@ -1,0 +1,282 @@
+// Raw pointer tables inside another object (issue 16, funk-svd's `Matrix* p` with a `double** m`
+// behind get_value/set_value): which shapes are parameter arrays (named by their path, staged
+// with the table's row pointers pointed at the staged rows: stage_object_table) and which nearest
+// shapes stay serial (docs/design/containers.md, "Tables inside another object").
+#include "rotor/frontend/Frontend.h"
+
+#include "FrontendTestOptions.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using rotor::analysis::PlanKind;
+using rotor::frontend::FileResult;
+using rotor::frontend::test::options;
+
+// funk-svd's Matrix, with the methods the traps call.
+const char* kMatrix = R"(
+void touch(double** t, int i, int j);
+class Matrix {
+ protected:
+  double** m;
+  int col, row;
+ public:
+  Matrix(int r, int c);
+  void set_value(int i, int j, double value) { this->m[i][j] = value; }
+  double get_value(int i, int j) { return this->m[i][j]; }
+  void set_and_grow(int i, int j, double value) { m[i][j] = value; row = row + 0; }
+  void set_far(int i, int j, double value);
+  virtual void set_virtual(int i, int j, double value) { m[i][j] = value; }
+  void leak(int i, int j) { touch(m, i, j); }
+  void set_maybe(int i, int j, double value) { if (value < 0) return; m[i][j] = value; }
+  void set_next(int i, int j, double value) { j = j + 1; m[i][j] = value; }
+  void set_row(int i, double value) { for (int j = 0; j < col; ++j) m[i][j] = value; }
+  void reset(int i, int j) { m = nullptr; (void)i; (void)j; }
+  std::vector<double>& scale;
+  double scaled(int i, int j) { return m[i][j] * this->scale[i]; }
+};
+)";
+
+FileResult lower(const std::string& body) {
+  return rotor::frontend::process_source("#include \"common.h\"\n#include <vector>\n" +
+                                             std::string(kMatrix) + body,
+                                         "t.cpp", options());
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::vector<std::string> array_names(const FileResult& r, std::size_t loop) {
+  std::vector<std::string> names;
+  for (const auto& a : r.loops[loop].model.arrays) {
+    names.push_back(a.name);
+  }
+  return names;
+}
+
+// The funk-svd shape: tables of `Matrix* p, q` members, used only in the methods (also inside
+// `predict`, a method of the loop's own object with its own column loop).
+TEST(ObjectTables, MemberPointerTablesThroughMethods) {
+  FileResult r = lower(R"(
+class Svd {
+ public:
+  Matrix* p;
+  Matrix* q;
+  int factors;
+  double predict(int user, int item) {
+    double s = 0.0;
+    for (int i = 0; i < factors; i++) s += p->get_value(user, i) * q->get_value(item, i);
+    return s;
+  }
+  void epoch(rotor::Dataset<Rating>& ratings) {
+#pragma rotor parallel_for
+    for (const Rating& r : ratings) {
+      const double error = r.value - predict(r.user, r.item);
+      for (int k = 0; k < factors; k++) {
+        const double qc = 0.01 * error * p->get_value(r.user, k);
+        q->set_value(r.item, k, q->get_value(r.item, k) + qc);
+        p->set_value(r.user, k, p->get_value(r.user, k) + 0.5);
+      }
+    }
+  }
+};
+)");
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  EXPECT_EQ(r.loops[0].plan.kind, PlanKind::rotation) << r.loops[0].model.escapes.size();
+  EXPECT_EQ(array_names(r, 0), (std::vector<std::string>{"this->p->m", "this->q->m"}));
+  // m is protected: the binding reaches it through a pointer to member that an explicit
+  // instantiation takes, declared before the class around the loop (on the same line).
+  EXPECT_TRUE(has(r.rewritten,
+                  "namespace rotor_member_37_Matrix_m { struct Tag { using type = double** "
+                  "::Matrix::*; friend type rotor_member_of(Tag); }; template <class T, typename "
+                  "T::type M> struct Access { friend typename T::type rotor_member_of(T) { return "
+                  "M; } }; template struct Access<Tag, &::Matrix::m>; } class Svd {"))
+      << r.rewritten;
+  EXPECT_TRUE(has(r.rewritten, "auto rotor_view_this__p__m = ::rotor::codegen::stage_object_table("
+                               "(this->p)->*rotor_member_of(rotor_member_37_Matrix_m::Tag{}), "
+                               "static_cast<std::int64_t>(factors), "
+                               "{::rotor::codegen::rows_of_key(ratings, &Rating::user, 0)});"));
+  EXPECT_TRUE(has(r.rewritten, "stage_object_table((this->q)->*rotor_member_of("
+                               "rotor_member_37_Matrix_m::Tag{}), static_cast<std::int64_t>("
+                               "factors), {::rotor::codegen::rows_of_key(ratings, &Rating::item, "
+                               "0)})"));
+  EXPECT_TRUE(has(r.rewritten, "std::tie(rotor_view_this__p__m.array(), "
+                               "rotor_view_this__q__m.array())"));
+  EXPECT_FALSE(has(r.rewritten, "staged_rows")); // the methods name the table itself
+  EXPECT_TRUE(has(r.rewritten, "p->set_value(r.user, k, p->get_value(r.user, k) + 0.5);"));
+}
+
+// Tables reached through a pointer parameter, a reference parameter, a member object, and a
+// table of the loop's own object written in a method of it: all staged with swapped rows.
+TEST(ObjectTables, VariablesMemberObjectsAndOwnMethods) {
+  FileResult r = lower(R"(
+void train(rotor::Dataset<Rating>& ratings, Matrix* P, Matrix& Q, int K) {
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) {
+    for (int k = 0; k < K; ++k) {
+      P->set_value(r.user, k, P->get_value(r.user, k) * 0.5);
+      Q.set_value(r.item, k, 1.0);
+    }
+  }
+}
+struct Model {
+  Matrix U;
+  int** nw;
+  int K;
+  void bump(int w, int k) { nw[w][k] += 1; }
+  void epoch(rotor::Dataset<Rating>& ratings) {
+#pragma rotor parallel_for
+    for (const Rating& r : ratings) {
+      for (int k = 0; k < K; ++k) {
+        U.set_value(r.user, k, 2.0);
+        bump(r.item, k);
+      }
+    }
+  }
+};
+)");
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 2u);
+  EXPECT_EQ(r.loops[0].plan.kind, PlanKind::rotation);
+  EXPECT_EQ(array_names(r, 0), (std::vector<std::string>{"P->m", "Q.m"}));
+  EXPECT_TRUE(has(r.rewritten, "stage_object_table((P)->*rotor_member_of(rotor_member_"));
+  EXPECT_TRUE(has(r.rewritten, "stage_object_table((Q).*rotor_member_of(rotor_member_"));
+  EXPECT_EQ(r.loops[1].plan.kind, PlanKind::rotation);
+  EXPECT_EQ(array_names(r, 1), (std::vector<std::string>{"this->U.m", "nw"}));
+  EXPECT_TRUE(has(r.rewritten, "stage_object_table((this->U).*rotor_member_of(rotor_member_"));
+  // nw is written only in bump, which a local of the body would not reach.
+  EXPECT_TRUE(has(r.rewritten, "stage_object_table(this->nw, static_cast<std::int64_t>(K), "));
+  EXPECT_FALSE(has(r.rewritten, "staged_rows"));
+}
+
+// funk-svd's own loop: an index loop over a std::vector of ((user, item), rating); the rows are
+// counted from the keys the inspector read (Dataset<Iteration<2>> rotor_iterations).
+TEST(ObjectTables, RowsOfAVectorLoopAreItsInspectedKeys) {
+  FileResult r = lower(R"(
+class Svd {
+  Matrix* q;
+  Matrix* p;
+  int factors;
+  std::vector<std::pair<std::pair<int, int>, double>> dense_users;
+ public:
+  void train() {
+    int u_id, i_id;
+    double error;
+#pragma rotor parallel_for
+    for (std::size_t j = 0; j < this->dense_users.size(); j++) {
+      u_id = this->dense_users[j].first.first;
+      i_id = this->dense_users[j].first.second;
+      error = this->dense_users[j].second;
+      for (int k = 0; k < this->factors; k++) {
+        q->set_value(i_id, k, q->get_value(i_id, k) + error * p->get_value(u_id, k));
+        p->set_value(u_id, k, p->get_value(u_id, k) + error);
+      }
+    }
+  }
+};
+)");
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  EXPECT_EQ(r.loops[0].plan.kind, PlanKind::rotation);
+  EXPECT_TRUE(has(r.rewritten, "static_cast<std::int64_t>(factors), "
+                               "{::rotor::codegen::rows_of_key(rotor_iterations, "
+                               "&::rotor::codegen::Iteration<2>::k0, 0)});"))
+      << r.rewritten;
+  EXPECT_TRUE(has(r.rewritten, "{::rotor::codegen::rows_of_key(rotor_iterations, "
+                               "&::rotor::codegen::Iteration<2>::k1, 0)});"));
+}
+
+// A public table member is named as written, through a global object and a pointer to it.
+TEST(ObjectTables, PublicTablesAreNamedAsWritten) {
+  FileResult r = lower(R"(
+struct Table {
+  float** rows;
+  void add(int i, int j, float v) { rows[i][j] += v; }
+};
+Table counts;
+void count(rotor::Dataset<Rating>& ratings, Table* other, int K) {
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) {
+    for (int k = 0; k < K; ++k) {
+      counts.add(r.user, k, 1.0f);
+      other->rows[r.item][k] += 2.0f;
+    }
+  }
+}
+)");
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  EXPECT_EQ(r.loops[0].plan.kind, PlanKind::rotation);
+  EXPECT_EQ(array_names(r, 0), (std::vector<std::string>{"counts.rows", "other->rows"}));
+  EXPECT_TRUE(has(r.rewritten, "auto rotor_view_counts_rows = ::rotor::codegen::stage_object_table("
+                               "counts.rows, static_cast<std::int64_t>(K), "))
+      << r.rewritten;
+  EXPECT_TRUE(has(r.rewritten, "stage_object_table(other->rows, static_cast<std::int64_t>(K), "));
+  EXPECT_FALSE(has(r.rewritten, "rotor_member_of"));
+}
+
+// The nearest shapes that must stay serial (each loop on its own).
+TEST(ObjectTables, NearestShapesStaySerial) {
+  // Each shape, and a part of the reason it stays serial.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"if (r.value > 0) { p->set_value(r.user, k, 1.0); }",
+       "is not made in every iteration"}, // call under a condition
+      {"p->set_and_grow(r.user, k, 1.0);",
+       "'row' is declared outside the loop"}, // writes the object's row
+      {"p->set_far(r.user, k, 1.0);", "'set_far', whose body is not visible"}, // body not visible
+      {"p->set_virtual(r.user, k, 1.0);",
+       "virtual call to 'set_virtual'"}, // may dispatch elsewhere
+      {"p->set_value(r.user, k, 1.0); p->leak(r.user, k);",
+       "is used other than by subscript (m)"}, // passes m elsewhere
+      {"p = q; p->set_value(r.user, k, 1.0);",
+       "'p' is declared outside the loop"}, // writes the pointer member
+      {"p->set_maybe(r.user, k, 1.0);",
+       "'m[i][j]' is not made in every iteration"}, // method may return first
+      {"p->set_value(r.user, k, 1.0); p->set_next(r.user, k, 1.0);",
+       "its column 'j' is neither"},                             // column param written
+      {"p->set_row(r.user, 1.0);", "its column 'j' is neither"}, // bound: the object's col
+      {"p->set_value(r.user, k, 1.0); p->reset(r.user, k);",
+       "is used other than by subscript (m)"}, // writes m itself
+      {"Matrix c = *p; c.set_value(r.user, k, 1.0);",
+       "writes through 'this->m[i]'"}, // a copy in the loop
+      {"p->set_value(r.user, k, 1.0); all[r.item]->set_value(r.item, k, 1.0);",
+       "reads through 'all'"}, // from data
+      {"p->set_value(r.user, k, p->scaled(r.user, k));",
+       "reads through 'this->scale', a reference member"}, // may name a written container
+      {"p->set_value(r.user, k, 1.0); v.t[r.item][k] = 1.0;",
+       "'v' is declared outside the loop"}, // vector table of another object
+  };
+  std::string source = "struct Holder { std::vector<std::vector<double>> t; };\n"
+                       "struct S {\n  Matrix* p;\n  Matrix* q;\n  Matrix** all;\n  Holder v;\n"
+                       "  int K;\n";
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    source += "  void f" + std::to_string(i) +
+              "(rotor::Dataset<Rating>& ratings) {\n"
+              "#pragma rotor parallel_for\n"
+              "    for (const Rating& r : ratings) {\n"
+              "      for (int k = 0; k < K; ++k) {\n        " +
+              cases[i].first + "\n      }\n    }\n  }\n";
+  }
+  source += "};\n";
+  FileResult r = lower(source);
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(r.loops[i].plan.kind, PlanKind::serial) << cases[i].first;
+    std::string reasons;
+    for (const auto& e : r.loops[i].model.escapes) {
+      reasons += e.what + "\n";
+    }
+    EXPECT_TRUE(has(reasons, cases[i].second)) << cases[i].first << "\n" << reasons;
+  }
+  EXPECT_FALSE(has(r.rewritten, "stage_object_table"));
+}
+
+} // namespace
