@@ -113,10 +113,26 @@ std::string conflict_words(const LoopModel& model, const Plan& plan, const std::
   return join(phrases, "; ");
 }
 
+/// The first name quoted in `what` ('M', 'this->m[i]'): a quote that does not follow a letter or
+/// digit, up to the next quote that no letter or digit follows, so an apostrophe ("the loop's
+/// bound 'M'") is not taken for one.
 std::string quoted_name(const std::string& what) {
-  const std::size_t a = what.find('\'');
-  const std::size_t b = a == std::string::npos ? a : what.find('\'', a + 1);
-  return b == std::string::npos ? std::string() : what.substr(a + 1, b - a - 1);
+  const auto word_char = [&](std::size_t i) {
+    return i < what.size() && std::isalnum(static_cast<unsigned char>(what[i])) != 0;
+  };
+  for (std::size_t a = what.find('\''); a != std::string::npos; a = what.find('\'', a + 1)) {
+    if (a > 0 && word_char(a - 1)) {
+      continue; // an apostrophe
+    }
+    for (std::size_t b = what.find('\'', a + 1); b != std::string::npos;
+         b = what.find('\'', b + 1)) {
+      if (!word_char(b + 1)) {
+        return what.substr(a + 1, b - a - 1);
+      }
+    }
+    return std::string();
+  }
+  return std::string();
 }
 
 std::string escape_kind_words(const Escape& e) {

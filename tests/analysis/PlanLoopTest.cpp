@@ -3,6 +3,7 @@
 
 #include "TestModels.h"
 
+#include "rotor/analysis/Advice.h"
 #include "rotor/analysis/Plan.h"
 #include "rotor/analysis/PlanText.h"
 
@@ -215,6 +216,22 @@ TEST(PlanLoop, PrivatesNoteAndJson) {
   EXPECT_NE(json.find("\"origin\": \"scratch\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"origin\": \"clause\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"serial_equivalent\": false"), std::string::npos) << json;
+}
+
+// The suggestion for an outside write names the first quoted name of the escape, not the text
+// after an apostrophe ("the loop's bound 'M'" once gave "declare 's bound '").
+TEST(EscapeSuggestion, NamesTheQuotedNameNotAnApostrophe) {
+  LoopModel model = test::model_from("dataset ex\narray w 1\nwrite w[?f]\n");
+  Escape e;
+  e.kind = Escape::Kind::outside_write;
+  e.what = "the loop's bound 'M' is written in the loop";
+  model.escapes.push_back(e);
+  const std::vector<std::string> advice = suggestions(model, plan_loop(model));
+  ASSERT_FALSE(advice.empty());
+  EXPECT_EQ(advice.front().rfind("declare 'M' inside the loop body", 0), 0u) << advice.front();
+  model.escapes.front().what = "'it's' and 'x'"; // a quote no word follows ends the name
+  const std::vector<std::string> second = suggestions(model, plan_loop(model));
+  EXPECT_EQ(second.front().rfind("declare 'it's' inside", 0), 0u) << second.front();
 }
 
 } // namespace
