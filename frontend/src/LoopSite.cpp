@@ -1,5 +1,7 @@
 #include "LoopSite.h"
 
+#include "RotorTypes.h"
+
 #include <clang/AST/Decl.h>
 #include <clang/AST/DeclTemplate.h>
 #include <clang/AST/ExprCXX.h>
@@ -175,23 +177,6 @@ const Expr* ragged_bound_array(const Expr* bound, const VarDecl* i) {
   return subscript_base_by(b, i); // len[i]
 }
 
-namespace {
-
-/// The element type of a std::vector (through references), or a null type.
-QualType vector_element(QualType t) {
-  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
-      t.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
-  if (spec == nullptr ||
-      spec->getSpecializedTemplate()->getQualifiedNameAsString() != "std::vector" ||
-      spec->getTemplateArgs().size() < 1 ||
-      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type) {
-    return {};
-  }
-  return spec->getTemplateArgs()[0].getAsType();
-}
-
-} // namespace
-
 bool is_ragged_bound(const Expr* bound, const VarDecl* i) {
   const Expr* array = bound != nullptr && bound->getType()->isIntegerType()
                           ? ragged_bound_array(bound, i)
@@ -200,12 +185,12 @@ bool is_ragged_bound(const Expr* bound, const VarDecl* i) {
     return false;
   }
   // `A[i].size()`: A a std::vector of std::vectors; `len[i]`: a std::vector of integers.
-  const QualType element = vector_element(array->getType());
+  const QualType element = std_vector_element(array->getType());
   if (element.isNull()) {
     return false;
   }
   return isa<CXXMemberCallExpr>(strip_integer_casts(bound))
-             ? !vector_element(element).isNull()
+             ? !std_vector_element(element).isNull()
              : element->isIntegerType() && !element->isBooleanType();
 }
 

@@ -2,6 +2,7 @@
 // loop's object (`for (int j = 0; j < this->v.size(); ++j)`, LoopSite.h).
 #include "LoweringState.h"
 
+#include "Privatisation.h"
 #include "RotorTypes.h"
 
 namespace rotor::frontend::lowering {
@@ -165,41 +166,14 @@ namespace {
 
 /// `std::vector<I>` (I an integer type other than bool), through references.
 bool is_integer_vector(QualType t) {
-  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
-      t.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
-  if (spec == nullptr ||
-      spec->getSpecializedTemplate()->getQualifiedNameAsString() != "std::vector" ||
-      spec->getTemplateArgs().size() < 1 ||
-      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type) {
-    return false;
-  }
-  const QualType element = spec->getTemplateArgs()[0].getAsType();
-  return element->isIntegerType() && !element->isBooleanType();
+  const QualType element = std_vector_element(t);
+  return !element.isNull() && element->isIntegerType() && !element->isBooleanType();
 }
 
 /// `std::vector<std::vector<I>>` (I an integer type other than bool), through references.
 bool is_integer_table(QualType t) {
-  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
-      t.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
-  return spec != nullptr &&
-         spec->getSpecializedTemplate()->getQualifiedNameAsString() == "std::vector" &&
-         spec->getTemplateArgs().size() >= 1 &&
-         spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type &&
-         is_integer_vector(spec->getTemplateArgs()[0].getAsType());
-}
-
-/// The declaration `A` names (a variable declared outside the loop, or a member of `this`), or
-/// nullptr.
-const ValueDecl* named_container(const Expr* base) {
-  base = base->IgnoreParenImpCasts();
-  if (const auto* dre = dyn_cast<DeclRefExpr>(base)) {
-    return dyn_cast<VarDecl>(dre->getDecl());
-  }
-  if (const auto* me = dyn_cast<MemberExpr>(base);
-      me != nullptr && isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts())) {
-    return dyn_cast<FieldDecl>(me->getMemberDecl());
-  }
-  return nullptr;
+  const QualType row = std_vector_element(t);
+  return !row.isNull() && is_integer_vector(row);
 }
 
 /// Every use of `n` in `fn`'s body is a read of its value, or an assignment to it outside `loop`
@@ -306,15 +280,7 @@ const ValueDecl* written_root(const Expr* e) {
 /// walk, which also follows helpers, decides whether a chosen key's container is read only).
 std::set<const ValueDecl*> assigned_in_text(const Stmt* body) {
   std::set<const ValueDecl*> out;
-  std::vector<const Stmt*> work{body};
-  while (!work.empty()) {
-    const Stmt* s = work.back();
-    work.pop_back();
-    for (const Stmt* c : s->children()) {
-      if (c != nullptr) {
-        work.push_back(c);
-      }
-    }
+  visit_statements(body, [&](const Stmt* s) {
     const Expr* target = nullptr;
     if (const auto* bo = dyn_cast<BinaryOperator>(s); bo != nullptr && bo->isAssignmentOp()) {
       target = bo->getLHS();
@@ -328,11 +294,24 @@ std::set<const ValueDecl*> assigned_in_text(const Stmt* body) {
     if (const ValueDecl* root = target != nullptr ? written_root(target) : nullptr) {
       out.insert(root);
     }
-  }
+  });
   return out;
 }
 
 } // namespace
+
+// (declared in LoweringState.h)
+const ValueDecl* named_container(const Expr* base) {
+  base = base->IgnoreParenImpCasts();
+  if (const auto* dre = dyn_cast<DeclRefExpr>(base)) {
+    return dyn_cast<VarDecl>(dre->getDecl());
+  }
+  if (const auto* me = dyn_cast<MemberExpr>(base);
+      me != nullptr && isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts())) {
+    return dyn_cast<FieldDecl>(me->getMemberDecl());
+  }
+  return nullptr;
+}
 
 /// `M` or `this->M`, an integer data member of the object the loop's method runs on: its field;
 /// nullptr for anything else.

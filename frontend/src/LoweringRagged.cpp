@@ -5,32 +5,9 @@
 #include "LoweringState.h"
 
 #include "LoopSite.h"
+#include "RotorTypes.h"
 
 namespace rotor::frontend::lowering {
-
-namespace {
-
-/// The declaration `A` names (a variable, or a member of `this`), or nullptr.
-const ValueDecl* container_decl(const Expr* base) {
-  base = base->IgnoreParenImpCasts();
-  if (const auto* dre = dyn_cast<DeclRefExpr>(base)) {
-    return dyn_cast<VarDecl>(dre->getDecl());
-  }
-  if (const auto* me = dyn_cast<MemberExpr>(base);
-      me != nullptr && isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts())) {
-    return dyn_cast<FieldDecl>(me->getMemberDecl());
-  }
-  return nullptr;
-}
-
-bool is_std_vector(QualType t) {
-  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
-      t.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
-  return spec != nullptr &&
-         spec->getSpecializedTemplate()->getQualifiedNameAsString() == "std::vector";
-}
-
-} // namespace
 
 /// `A[d][n]` (derived_key_array), chosen as a key: its field `A[d][n]` and the inspector's read
 /// of it as a function of d and n. A pair past A's end gets key 0 (the body cannot read that
@@ -87,9 +64,10 @@ void LoopLowering::check_ragged_bound() {
     return;
   }
   const Expr* base = ragged_bound_array(loop_.inner_bound, loop_.var);
-  const ValueDecl* array = base != nullptr ? container_decl(base) : nullptr;
+  const ValueDecl* array = base != nullptr ? named_container(base) : nullptr;
   const std::string bound = "'" + text_of(loop_.inner_bound) + "'";
-  if (array == nullptr || !is_std_vector(array->getType())) { // LoopSite checked: defensive
+  if (array == nullptr ||
+      std_vector_element(array->getType()).isNull()) { // LoopSite checked: defensive
     escape(analysis::Escape::Kind::outside_write,
            "the inner loop's bound " + bound +
                " does not read a std::vector (Rotor counts each row's iterations before the loop "

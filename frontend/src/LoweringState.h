@@ -156,6 +156,10 @@ Subscript to_subscript(const Sym& s, std::string text);
 
 bool is_nonconst_ref(QualType t);
 
+/// The declaration a container expression `A` names (a variable, or a member of `this`), or
+/// nullptr.
+const ValueDecl* named_container(const Expr* base);
+
 class LoopLowering {
 public:
   LoopLowering(ASTContext& ctx, const LoopSite& loop, const RotorPragma& pragma,

@@ -97,18 +97,20 @@ std::string row_vector_element(const ASTContext& ctx, QualType t) {
   return supported_element(ctx, spec->getTemplateArgs()[0].getAsType());
 }
 
-std::string table_element(const ASTContext& ctx, QualType t) {
+QualType std_vector_element(QualType t) {
   const auto* spec = specialization_of(t);
   if (spec == nullptr ||
       spec->getSpecializedTemplate()->getQualifiedNameAsString() != "std::vector" ||
       spec->getTemplateArgs().size() < 1 ||
       spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type) {
-    return "";
+    return {};
   }
-  const QualType row = spec->getTemplateArgs()[0].getAsType();
-  const auto* row_spec = specialization_of(row);
-  if (row_spec == nullptr ||
-      row_spec->getSpecializedTemplate()->getQualifiedNameAsString() != "std::vector") {
+  return spec->getTemplateArgs()[0].getAsType();
+}
+
+std::string table_element(const ASTContext& ctx, QualType t) {
+  const QualType row = std_vector_element(t);
+  if (row.isNull() || std_vector_element(row).isNull()) {
     return "";
   }
   return row_vector_element(ctx, row);
@@ -200,15 +202,8 @@ bool is_plain_pair(const ASTContext& ctx, QualType t) {
 }
 
 const RecordDecl* vector_record(const ASTContext& ctx, QualType t) {
-  const auto* spec = specialization_of(t);
-  if (spec == nullptr ||
-      spec->getSpecializedTemplate()->getQualifiedNameAsString() != "std::vector" ||
-      spec->getTemplateArgs().size() < 1 ||
-      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type) {
-    return nullptr;
-  }
-  const QualType element = spec->getTemplateArgs()[0].getAsType();
-  if (!is_plain_aggregate(ctx, element) && !is_plain_pair(ctx, element)) {
+  const QualType element = std_vector_element(t);
+  if (element.isNull() || (!is_plain_aggregate(ctx, element) && !is_plain_pair(ctx, element))) {
     return nullptr;
   }
   return element->getAsCXXRecordDecl();

@@ -27,6 +27,8 @@ std::string table_element(const clang::ASTContext& ctx, clang::QualType t);
 /// flat array) or `T**` (depth 2, one allocation per row), T as for row_vector_element (not
 /// const): T as written; otherwise "" (depth 0).
 std::string pointer_table_element(const clang::ASTContext& ctx, clang::QualType t, int& depth);
+/// The element type of a `std::vector` (through references), or a null type.
+clang::QualType std_vector_element(clang::QualType t);
 /// "std::vector" or "std::array" for a type row_vector_element accepts.
 std::string row_container_name(clang::QualType t);
 /// An `Eigen::Matrix<T, ...>` with T as for row_vector_element: 'R' (row-major matrix), 'C'
