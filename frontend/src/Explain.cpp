@@ -23,6 +23,9 @@ std::string explain_json(const std::vector<LoopResult>& loops) {
     if (!l.imported_bodies.empty()) {
       loop["bodies_read_elsewhere"] = l.imported_bodies;
     }
+    if (!l.checked_columns.empty()) {
+      loop["columns_checked_at_run_time"] = l.checked_columns;
+    }
     doc["loops"].push_back(std::move(loop));
   }
   return doc.dump(2) + "\n";

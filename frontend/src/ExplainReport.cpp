@@ -95,6 +95,7 @@ LoopReport make_report(const LoopResult& l, SourceCache& sources) {
   }
   r.notes = p.notes;
   r.notes.insert(r.notes.end(), l.imported_bodies.begin(), l.imported_bodies.end());
+  r.notes.insert(r.notes.end(), l.checked_columns.begin(), l.checked_columns.end());
   for (const Blocker& b : blockers(m, p)) {
     BlockerReport br;
     br.what = b.what;

@@ -193,6 +193,9 @@ private:
     // Helpers defined in another source file: their bodies first (only where a loop reaches one).
     a.result.imported_bodies = other_sources_->import_reached(loop.stmt);
     a.lowered = lower_loop(ctx, loop, p, name_, diags, other_sources_.get());
+    for (const LoweredLoop::ColumnCheck& c : a.lowered.column_checks) {
+      a.result.checked_columns.push_back(c.note);
+    }
     a.lowered.may_throw = may_throw(loop.body);
     a.lowered.gpu = a.lowered.gpu || options_.device_gpu;
     block_undoable_vector_writes(a.lowered);
@@ -224,6 +227,7 @@ private:
       rewrite_loop(rw, loop, p, a.lowered, a.result.plan, name_);
       if (!runs_as_written(a.lowered, a.result.plan)) {
         rewrite_libc_calls(rw, a.lowered);
+        rewrite_column_checks(rw, a.lowered);
       }
       result_.changed = true;
     }
@@ -285,6 +289,23 @@ private:
       if (rewritten_libc_calls_.insert(at).second) {
         rw.ReplaceText(CharSourceRange::getTokenRange(c.callee), c.replacement);
       }
+    }
+  }
+
+  /// Unbounded columns of staged `T**` tables, in the body and in the helpers it calls, become
+  /// codegen::checked_column calls (Lowering.h, ColumnCheck); each is rewritten once.
+  void rewrite_column_checks(Rewriter& rw, const LoweredLoop& lowered) {
+    const SourceManager& sm = rw.getSourceMgr();
+    for (const LoweredLoop::ColumnCheck& c : lowered.column_checks) {
+      if (!rewritten_columns_.insert(sm.getFileOffset(c.column.getBegin())).second) {
+        continue;
+      }
+      const std::string column =
+          Lexer::getSourceText(CharSourceRange::getTokenRange(c.column), sm, rw.getLangOpts())
+              .str();
+      rw.ReplaceText(CharSourceRange::getTokenRange(c.column),
+                     "::rotor::codegen::checked_column(" + c.table + ", " + column + ", " +
+                         quoted(c.where) + ")");
     }
   }
 
@@ -403,6 +424,7 @@ private:
   std::map<unsigned, Stmt*> fors_;
   std::optional<std::map<unsigned, std::vector<LoopSite>>> instances_;
   std::unique_ptr<OtherSources> other_sources_; ///< kept for the whole analysis (imported bodies)
+  std::set<unsigned> rewritten_columns_;        ///< file offsets of rewritten checked columns
   std::set<unsigned> rewritten_libc_calls_;     ///< file offsets of rewritten random()/rand() calls
 };
 

@@ -15,8 +15,6 @@ namespace rotor::frontend {
 using namespace clang;
 using analysis::join;
 
-namespace {
-
 std::string quoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -31,6 +29,8 @@ std::string quoted(const std::string& s) {
   }
   return out + "\"";
 }
+
+namespace {
 
 /// The row vector bound as model array `name`, or nullptr when `name` is a DistArray.
 const LoweredLoop::RowVector* row_vector(const LoweredLoop& loop, const std::string& name) {

@@ -15,6 +15,9 @@
 
 namespace rotor::frontend {
 
+/// `s` as a C++ string literal (quotes, backslashes and newlines escaped).
+std::string quoted(const std::string& s);
+
 /// The `::rotor::codegen::LoopSpec{...}` initializer for `plan` (one line per part).
 std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
                            const std::string& file_name, const std::string& indent);

@@ -88,6 +88,17 @@ struct LoweredLoop {
     std::string replacement;
   };
   std::vector<LibcCall> libc_calls;
+  /// Columns of `T**` tables no loop or constant bounds (`nw[w][topic]`), written in the main
+  /// file: each becomes `codegen::checked_column(table, column, "where")`, which stops the
+  /// program when the column falls outside the staged rows (docs/design/containers.md,
+  /// "Checked columns"). `note`: what --explain says about it.
+  struct ColumnCheck {
+    clang::SourceRange column;
+    std::string table;
+    std::string where;
+    std::string note;
+  };
+  std::vector<ColumnCheck> column_checks;
   bool failed = false; ///< an error diagnostic was produced
 };
 

@@ -35,16 +35,22 @@ const Stmt* parent_skipping_casts(const Stmt* s, const ParentMap& parents, const
 }
 
 /// True when `s` holds a statement that can end an iteration early (return, continue, break,
-/// goto, throw): then no access after it is made in every iteration.
-bool may_leave_early(const Stmt* s) {
+/// goto, throw): then no access after it is made in every iteration. A `break` or `continue`
+/// inside a loop nested in `s` (or a `break` inside a nested switch) ends only that loop or
+/// switch, not the iteration.
+bool may_leave_early(const Stmt* s, bool in_inner_loop = false, bool in_switch = false) {
   if (s == nullptr || isa<LambdaExpr>(s)) {
     return false;
   }
-  if (isa<ReturnStmt, ContinueStmt, BreakStmt, GotoStmt, IndirectGotoStmt, CXXThrowExpr>(s)) {
+  if (isa<ReturnStmt, GotoStmt, IndirectGotoStmt, CXXThrowExpr>(s) ||
+      (isa<ContinueStmt>(s) && !in_inner_loop) ||
+      (isa<BreakStmt>(s) && !in_inner_loop && !in_switch)) {
     return true;
   }
+  const bool loop = isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(s);
+  const bool sw = isa<SwitchStmt>(s);
   for (const Stmt* child : s->children()) {
-    if (may_leave_early(child)) {
+    if (may_leave_early(child, in_inner_loop || loop, in_switch || sw)) {
       return true;
     }
   }
@@ -175,7 +181,7 @@ void LoopLowering::on_pointer_use(const Expr* use, const Stmt* /*parent*/, const
   Offset length;
   const ForStmt* loop = nullptr;
   if (!pointer_column(element->getIdx(), f, length, loop)) {
-    if (table.unbounded.empty()) {
+    if (!note_checked_column(table, row, element, r) && table.unbounded.empty()) {
       table.unbounded = "its column '" + text_of(element->getIdx()) +
                         "' is neither a constant nor the counter of a loop 'for (k = 0; k < K; "
                         "++k)' around the access";
@@ -377,9 +383,13 @@ std::string LoopLowering::pointer_table_view(const std::string& name,
       reaches.push_back(reach);
     }
   }
+  if (const auto refusal = why_columns_unchecked(table, length)) {
+    return unbounded(refusal->first, refusal->second);
+  }
   if (reaches.empty()) {
     return unbounded("no access names a row", loop_.stmt->getBeginLoc());
   }
+  emit_column_checks(name, table, length);
   const std::string length_text = analysis::offset_text(length, analysis::OffsetStyle::cpp);
   std::string list;
   for (const std::string& r : reaches) {

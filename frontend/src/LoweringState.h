@@ -426,8 +426,24 @@ private:
     bool swapped = false;
     std::string unbounded;
     SourceLocation unbounded_at;
+    /// `t[r][c]` whose column c no loop or constant bounds, rewritten to be checked at run time
+    /// against the staged row length (LoweringCheckedColumns.cpp).
+    struct CheckedColumn {
+      Sym row;
+      std::string text;
+      SourceLocation at;
+      SourceRange column;
+      std::string table; ///< the table's expression at the access (`nw`, `this->nw`)
+    };
+    std::vector<CheckedColumn> checked;
   };
   std::map<std::string, PointerTable> pointer_tables_;
+  bool note_checked_column(PointerTable& table, const ArraySubscriptExpr* row,
+                           const ArraySubscriptExpr* element, const Sym& r);
+  std::optional<std::pair<std::string, SourceLocation>>
+  why_columns_unchecked(const PointerTable& table, const Offset& length) const;
+  void emit_column_checks(const std::string& name, const PointerTable& table,
+                          const Offset& length);
   std::map<std::string, std::pair<std::string, SourceLocation>> container_misuse_;
   /// Buffered containers (LoweringBuffered.cpp): each container's first use that is not its own
   /// name in the loop body (a helper, `this->w`, `::w`, an alias), and the containers with a

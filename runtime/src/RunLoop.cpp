@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,17 @@
 namespace rotor::detail {
 
 LoopFrame::LoopFrame() = default;
+
+void column_outside_row(const char* where, long long column, std::int64_t width) {
+  std::fprintf(stderr,
+               "rotor: %s: column %lld is outside the %lld elements of each row Rotor staged for "
+               "this loop (the row length the loop's other accesses prove); the program stops "
+               "here instead of reaching into another row (docs/design/containers.md, \"Checked "
+               "columns\")\n",
+               where, column, static_cast<long long>(width));
+  std::fflush(stderr);
+  std::abort();
+}
 
 LoopFrame::~LoopFrame() {
   coordinator_.reset(); // its merger thread reads the copies

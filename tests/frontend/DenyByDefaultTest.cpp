@@ -154,7 +154,7 @@ struct M { int** nw = nullptr;
 #pragma rotor parallel_for
     for (const Rating& r : d) { nw[r.user][r.item]++; }
   } };)",
-     "its column 'r.item' is neither a constant nor the counter"},
+     "the column of 'nw[r.user][r.item]' has no bound, and no access proves the row length"},
     {"helper_through_this", R"(
 struct M { std::vector<int> counts;
   void bump(int u) { counts[u] += 1; }

@@ -36,6 +36,8 @@ class Matrix {
   void set_maybe(int i, int j, double value) { if (value < 0) return; m[i][j] = value; }
   void set_next(int i, int j, double value) { j = j + 1; m[i][j] = value; }
   void set_row(int i, double value) { for (int j = 0; j < col; ++j) m[i][j] = value; }
+#define COLUMN(j) (j + 1)
+  void set_macro(int i, int j, double value) { m[i][COLUMN(j)] = value; }
   void reset(int i, int j) { m = nullptr; (void)i; (void)j; }
   std::vector<double>& scale;
   double scaled(int i, int j) { return m[i][j] * this->scale[i]; }
@@ -94,17 +96,17 @@ class Svd {
   // m is protected: the binding reaches it through a pointer to member that an explicit
   // instantiation takes, declared before the class around the loop (on the same line).
   EXPECT_TRUE(has(r.rewritten,
-                  "namespace rotor_member_37_Matrix_m { struct Tag { using type = double** "
+                  "namespace rotor_member_39_Matrix_m { struct Tag { using type = double** "
                   "::Matrix::*; friend type rotor_member_of(Tag); }; template <class T, typename "
                   "T::type M> struct Access { friend typename T::type rotor_member_of(T) { return "
                   "M; } }; template struct Access<Tag, &::Matrix::m>; } class Svd {"))
       << r.rewritten;
   EXPECT_TRUE(has(r.rewritten, "auto rotor_view_this__p__m = ::rotor::codegen::stage_object_table("
-                               "(this->p)->*rotor_member_of(rotor_member_37_Matrix_m::Tag{}), "
+                               "(this->p)->*rotor_member_of(rotor_member_39_Matrix_m::Tag{}), "
                                "static_cast<std::int64_t>(factors), "
                                "{::rotor::codegen::rows_of_key(ratings, &Rating::user, 0)});"));
   EXPECT_TRUE(has(r.rewritten, "stage_object_table((this->q)->*rotor_member_of("
-                               "rotor_member_37_Matrix_m::Tag{}), static_cast<std::int64_t>("
+                               "rotor_member_39_Matrix_m::Tag{}), static_cast<std::int64_t>("
                                "factors), {::rotor::codegen::rows_of_key(ratings, &Rating::item, "
                                "0)})"));
   EXPECT_TRUE(has(r.rewritten, "std::tie(rotor_view_this__p__m.array(), "
@@ -223,6 +225,37 @@ void count(rotor::Dataset<Rating>& ratings, Table* other, int K) {
 }
 
 // The nearest shapes that must stay serial (each loop on its own).
+TEST(ObjectTables, UnboundedColumnsAreCheckedAtRunTime) {
+  // set_next's column j + 1 has no bound below the row length K that set_value's column proves:
+  // rotor-cc rewrites it to a run-time check (docs/design/containers.md, "Checked columns").
+  FileResult r = lower(R"(
+struct S {
+  Matrix* p;
+  int K;
+  void f(rotor::Dataset<Rating>& ratings) {
+#pragma rotor parallel_for
+    for (const Rating& r : ratings) {
+      for (int k = 0; k < K; ++k) {
+        p->set_value(r.user, k, 1.0);
+        p->set_next(r.user, k, 2.0);
+      }
+    }
+  }
+};
+)");
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  EXPECT_EQ(r.loops[0].plan.kind, PlanKind::one_d);
+  ASSERT_EQ(r.loops[0].checked_columns.size(), 1u);
+  EXPECT_TRUE(has(r.loops[0].checked_columns[0],
+                  "column of 'm[i][j]' (t.cpp:18) checked at run time against the row length K "
+                  "of 'this->p->m'"))
+      << r.loops[0].checked_columns[0];
+  EXPECT_TRUE(has(r.rewritten, "m[i][::rotor::codegen::checked_column(m, j, \"t.cpp:18: m[i][j]\")]"))
+      << r.rewritten;
+  EXPECT_TRUE(has(r.rewritten, "stage_object_table"));
+}
+
 TEST(ObjectTables, NearestShapesStaySerial) {
   // Each shape, and a part of the reason it stays serial.
   const std::vector<std::pair<std::string, std::string>> cases = {
@@ -239,9 +272,10 @@ TEST(ObjectTables, NearestShapesStaySerial) {
        "'p' is declared outside the loop"}, // writes the pointer member
       {"p->set_maybe(r.user, k, 1.0);",
        "'m[i][j]' is not made in every iteration"}, // method may return first
-      {"p->set_value(r.user, k, 1.0); p->set_next(r.user, k, 1.0);",
-       "its column 'j' is neither"},                             // column param written
-      {"p->set_row(r.user, 1.0);", "its column 'j' is neither"}, // bound: the object's col
+      {"p->set_value(r.user, k, 1.0); p->set_macro(r.user, k, 1.0);",
+       "its column 'COLUMN(j)' is neither"}, // unbounded, in a macro: cannot be checked
+      {"p->set_row(r.user, 1.0);",
+       "'m[i][j]' has no bound, and no access proves the row length"}, // bound: the object's col
       {"p->set_value(r.user, k, 1.0); p->reset(r.user, k);",
        "is used other than by subscript (m)"}, // writes m itself
       {"Matrix c = *p; c.set_value(r.user, k, 1.0);",

@@ -49,6 +49,10 @@ struct LoopResult {
   /// "body of 'Matrix::get_value' read from matrix.cpp:32" (--explain notes; JSON key
   /// "bodies_read_elsewhere").
   std::vector<std::string> imported_bodies;
+  /// Columns of pointer tables checked at run time (LoweredLoop::column_checks): "column of
+  /// 'nw[w][topic]' (model.cpp:837) checked at run time against the row length K of 'nw': ..."
+  /// (--explain notes; JSON key "columns_checked_at_run_time").
+  std::vector<std::string> checked_columns;
 };
 
 struct Options {

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -133,6 +134,7 @@ public:
       live_.own_rows = [this] { restore_own_rows(); };
     }
     detail::live_pointer_tables().push_back(&live_);
+    detail::checked_tables_value.push_back({table_, width_});
     if (!own_.empty()) {
       point_at_staged_rows(); // last, and cannot throw: the destructor puts the rows back
     }
@@ -140,6 +142,10 @@ public:
   ~StagedPointerTable() {
     auto& live = detail::live_pointer_tables();
     live.erase(std::remove(live.begin(), live.end(), &live_), live.end());
+    auto& checked = detail::checked_tables_value;
+    checked.erase(std::remove_if(checked.begin(), checked.end(),
+                                 [this](const detail::CheckedTable& c) { return c.table == table_; }),
+                  checked.end());
     if (live_.in_place) {
       return; // the body wrote the table itself (a swapped table got its rows back then)
     }
@@ -163,6 +169,8 @@ public:
   T* row(DistArray<T, 2>& given, std::int64_t r) const {
     return live_.in_place ? table_[r] : given.data() + r * given.cols();
   }
+  /// The row length the table was staged with.
+  std::int64_t width() const { return width_; }
 
 private:
   /// Each reached row's pointer now points at its staged row; own_ keeps the table's own.
@@ -191,12 +199,26 @@ private:
   detail::PointerTableRows live_;
 };
 
+/// Stops the program when `column` is not in [0, width) (checked_column).
+template <class I> void check_column_in_row(I column, std::int64_t width, const char* where) {
+  bool outside = false;
+  if constexpr (std::is_signed_v<I>) {
+    outside = column < 0 || static_cast<long long>(column) >= width;
+  } else {
+    outside = static_cast<unsigned long long>(column) >= static_cast<unsigned long long>(width);
+  }
+  if (outside) {
+    detail::column_outside_row(where, static_cast<long long>(column), width);
+  }
+}
+
 /// What the body's name of a staged `T**` table stands for: `t[r]` is row r's pointer.
 template <class T> class PointerRows {
 public:
   PointerRows(const StagedPointerTable<T>& staged, DistArray<T, 2>& array)
       : staged_(staged), array_(array) {}
   T* operator[](std::int64_t r) const { return staged_.row(array_, r); }
+  std::int64_t width() const { return staged_.width(); }
 
 private:
   const StagedPointerTable<T>& staged_;
@@ -224,6 +246,30 @@ StagedPointerTable<T> stage_object_table(T** table, std::int64_t row_length,
 template <class T>
 PointerRows<T> staged_rows(const StagedPointerTable<T>& staged, DistArray<T, 2>& array) {
   return PointerRows<T>(staged, array);
+}
+
+/// A column `t[r][column]` rotor-cc could not bound before the loop (docs/design/containers.md,
+/// "Checked columns"): rotor-cc writes the access as `t[r][checked_column(t, column, where)]`.
+/// While a loop runs on a staged copy of `t`, a column outside the staged rows' length stops the
+/// program with `where` and the value (the staged rows are only that long, so the access would
+/// reach another row); outside such a loop the column passes unchecked.
+template <class T, class I> I checked_column(T* const* table, I column, const char* where) {
+  static_assert(std::is_integral_v<I>, "checked_column: the column must be an integer");
+  for (const detail::CheckedTable& t : detail::checked_tables_value) {
+    if (t.table == static_cast<const void*>(table)) {
+      check_column_in_row(column, t.width, where);
+      break;
+    }
+  }
+  return column;
+}
+
+/// The same for the body's local name of a staged table (its rows are always the staged ones).
+template <class T, class I>
+I checked_column(const PointerRows<T>& rows, I column, const char* where) {
+  static_assert(std::is_integral_v<I>, "checked_column: the column must be an integer");
+  check_column_in_row(column, rows.width(), where);
+  return column;
 }
 
 } // namespace rotor::codegen

@@ -32,4 +32,17 @@ inline std::vector<PointerTableRows*>& live_pointer_tables() {
   return live_pointer_tables_value;
 }
 
+/// A staged `T**` table (the user's pointer) and the row length it was staged with, for
+/// codegen::checked_column. Global, not per thread: the workers read it during the loop; only the
+/// thread that runs the loop changes it, before the workers start and after they end.
+struct CheckedTable {
+  const void* table = nullptr;
+  std::int64_t width = 0;
+};
+inline std::vector<CheckedTable> checked_tables_value;
+
+/// Stops the program: the column `column` of an access rotor-cc could not bound (`where`: its
+/// file, line and text) lies outside the `width` elements of the rows staged for the loop.
+[[noreturn]] void column_outside_row(const char* where, long long column, std::int64_t width);
+
 } // namespace rotor::detail

@@ -1,0 +1,93 @@
+// Good shape: `int**` tables whose column no loop bounds (docs/design/containers.md, "Checked
+// columns"), as LDA samplers write them: the topic read from the record (`nw[w][t.topic]`) and
+// the index a search loop stopped at, in the loop body and in a member helper. The row length
+// comes from the accesses in 'for (k = 0; k < K; ++k)'; rotor-cc rewrites each unbounded column
+// to a run-time check, so each loop must be parallel (one_d by word) and equal to the serial
+// replay.
+#include "soundness.h"
+
+constexpr std::int64_t P = 1000003;
+constexpr int kTopics = 4;
+
+/// The body names the table itself: the column is the record's topic.
+static std::int64_t recount(rotor::Dataset<Token>& tokens, int** nw, int K) {
+  std::int64_t total = 0;
+#pragma rotor parallel_for
+  for (Token& t : tokens) {
+    std::int64_t s = 0;
+    for (int k = 0; k < K; ++k) {
+      s = (s * 7 + nw[t.word][k] + t.doc) % P;
+    }
+    nw[t.word][t.topic] -= 1;
+    t.topic = static_cast<std::int32_t>((s + t.doc) % K);
+    nw[t.word][t.topic] += 1;
+    total += s;
+  }
+  return total;
+}
+
+struct Sampler {
+  int** nw = nullptr;
+  int K = kTopics;
+
+  /// A helper the loop calls: its columns are the caller's topics.
+  int move(int w, int from, int to) {
+    nw[w][from] -= 1;
+    nw[w][to] += 1;
+    return to;
+  }
+
+  std::int64_t sweep(rotor::Dataset<Token>& tokens) {
+    std::int64_t total = 0;
+#pragma rotor parallel_for
+    for (Token& t : tokens) {
+      std::int64_t s = 0;
+      for (int k = 0; k < K; ++k) {
+        s = (s * 7 + nw[t.word][k] + t.doc) % P;
+      }
+      int k = 0;
+      for (k = 0; k < K - 1; ++k) { // a search: stops at the first fit, or at K - 1
+        if ((s + k) % 3 == 0) {
+          break;
+        }
+      }
+      t.topic = move(t.word, t.topic, k);
+      total += s;
+    }
+    return total;
+  }
+};
+
+int main(int argc, char** argv) {
+  rotor::Session session(argc, argv);
+  rotor::Dataset<Token> tokens(snd::tokens());
+  for (Token& t : tokens) {
+    t.topic = (t.doc + t.word) % kTopics;
+  }
+  Sampler sampler;
+  const int words = static_cast<int>(tokens.extent(&Token::word));
+  sampler.nw = new int*[static_cast<std::size_t>(words)];
+  for (int w = 0; w < words; ++w) {
+    sampler.nw[w] = new int[kTopics];
+    for (int k = 0; k < kTopics; ++k) {
+      sampler.nw[w][k] = 100 + w + k;
+    }
+  }
+  std::int64_t total = 0;
+  for (int it = 0; it < 3; ++it) {
+    total = (total * 31 + recount(tokens, sampler.nw, kTopics)) % P;
+    total = (total * 31 + sampler.sweep(tokens)) % P;
+  }
+  snd::Hash h;
+  for (int w = 0; w < words; ++w) {
+    for (int k = 0; k < kTopics; ++k) {
+      h << static_cast<std::int64_t>(sampler.nw[w][k]);
+    }
+    delete[] sampler.nw[w];
+  }
+  delete[] sampler.nw;
+  h << total;
+  h.records(tokens);
+  h.print();
+  return 0;
+}
