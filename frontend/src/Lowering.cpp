@@ -263,6 +263,10 @@ Sym LoopLowering::eval(const Expr* e, Frame& f) {
   if (const auto* me = dyn_cast<MemberExpr>(e)) {
     return eval_member(me, f);
   }
+  if (const auto* ase = dyn_cast<ArraySubscriptExpr>(e)) {
+    const int k = &f == body_frame_ ? derived_key(ase) : -1; // `p->docs[d]->words[n]`
+    return k >= 0 ? Sym::key(k) : Sym::unknown();
+  }
   if (const auto* op = dyn_cast<CXXOperatorCallExpr>(e)) {
     if (const int k = &f == body_frame_ ? derived_key(op) : -1; k >= 0) {
       return Sym::key(k); // `user_of[m]` in an integer-range loop
@@ -1046,6 +1050,9 @@ void LoopLowering::walk(const Stmt* s, Frame& f) {
   }
   if (isa<UnaryExprOrTypeTraitExpr>(s)) {
     return; // sizeof / alignof: unevaluated
+  }
+  if (const auto* e = dyn_cast<Expr>(s); e != nullptr && is_chain_read(e, f)) {
+    return; // noted by the inspector, checked by run_loop (LoweringRagged.cpp)
   }
   if (const auto* dre = dyn_cast<DeclRefExpr>(s)) {
     on_declref(dre, f);

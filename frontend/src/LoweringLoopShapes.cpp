@@ -414,11 +414,11 @@ void LoopLowering::choose_range_keys() {
       continue;
     }
     derived_arrays_.emplace_back(array, e);
-    const auto* op = cast<CXXOperatorCallExpr>(e->IgnoreParenImpCasts());
     if (loop_.inner != nullptr) {
-      add_ragged_key(op);
+      add_ragged_key(e);
       continue;
     }
+    const auto* op = cast<CXXOperatorCallExpr>(e->IgnoreParenImpCasts());
     const std::string a = text_of(op->getArg(0));
     out_.model.fields.push_back(a + "[" + index + "]");
     // Read before the loop for every index, also where the body guards the read: an index past
@@ -436,6 +436,9 @@ const ValueDecl* LoopLowering::derived_key_array(const Expr* e) const {
     return nullptr;
   }
   if (loop_.inner != nullptr) { // a ragged nest: `A[i][n]`, A a table of integers
+    if (const FieldDecl* g = chain_key(e)) {
+      return g; // `C[i]->words[n]` through the bound's chain (LoweringRagged.cpp)
+    }
     const Expr* row = subscripted_by(e, loop_.inner_var);
     const Expr* table = row != nullptr ? subscript_base_by(row, loop_.var) : nullptr;
     const ValueDecl* d = table != nullptr ? named_container(table) : nullptr;
@@ -480,6 +483,9 @@ int LoopLowering::derived_key(const Expr* e) const {
 void LoopLowering::check_derived_keys() {
   const auto& accesses = out_.model.accesses;
   for (const auto& [array, use] : derived_arrays_) {
+    if (isa<FieldDecl>(array) && chain_key(use) != nullptr) {
+      continue; // a pointer chain: run_loop checks that the loop writes none of it
+    }
     const std::string name = array->getNameAsString();
     const bool written = std::any_of(accesses.begin(), accesses.end(),
                                      [&](const auto& a) { return a.array == name && a.write; });
