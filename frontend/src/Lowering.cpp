@@ -264,7 +264,7 @@ Sym LoopLowering::eval(const Expr* e, Frame& f) {
     return eval_member(me, f);
   }
   if (const auto* ase = dyn_cast<ArraySubscriptExpr>(e)) {
-    const int k = &f == body_frame_ ? derived_key(ase) : -1; // `p->docs[d]->words[n]`
+    const int k = chain_key_index(ase, f); // `p->docs[d]->words[n]`, also in `sampling(d, n)`
     return k >= 0 ? Sym::key(k) : Sym::unknown();
   }
   if (const auto* op = dyn_cast<CXXOperatorCallExpr>(e)) {
@@ -1265,6 +1265,7 @@ LoweredLoop LoopLowering::run() {
   control_flow(loop_.inner != nullptr ? loop_.inner->getBody() : loop_.body, 0, 0, 0);
   find_privates();
   prescan(loop_.body, body);
+  enclosing_method_ = method_of(loop_var_->getDeclContext()); // keys in helpers need it
   if (loop_.int_range) {
     choose_ragged_space();
     choose_range_keys();
@@ -1279,7 +1280,6 @@ LoweredLoop LoopLowering::run() {
       return std::move(out_);
     }
   }
-  enclosing_method_ = method_of(loop_var_->getDeclContext());
 
   walk(loop_.body, body);
 

@@ -17,9 +17,9 @@ namespace rotor::frontend::lowering {
 void LoopLowering::add_ragged_key(const Expr* e) {
   const std::string d = loop_.var->getNameAsString();
   const std::string n = loop_.inner_var->getNameAsString();
-  if (chain_key(e) != nullptr) {
-    out_.model.fields.push_back(text_of(e));
-    out_.key_reads.push_back(noted_chain_text(e, "rotor_reads", ctx_));
+  if (bound_chain_ != nullptr && isa<ArraySubscriptExpr>(e->IgnoreParenImpCasts())) {
+    out_.model.fields.push_back(chain_text(e, d, n));
+    out_.key_reads.push_back(noted_chain_text(e, "rotor_reads", d, n));
     return;
   }
   const auto* op = cast<CXXOperatorCallExpr>(e->IgnoreParenImpCasts());
@@ -32,27 +32,76 @@ void LoopLowering::add_ragged_key(const Expr* e) {
                            "].size() ? " + a + "[" + sd + "][" + sn + "] : 0)");
 }
 
-/// `C[d]->g[n]` (chain_key_field) through the same chain C as the inner bound `C[d]->f`: g.
-const FieldDecl* LoopLowering::chain_key(const Expr* e) const {
-  const Expr* chain = nullptr;
-  const FieldDecl* g = bound_chain_ != nullptr && e != nullptr
-                           ? chain_key_field(e, loop_.var, loop_.inner_var, chain)
-                           : nullptr;
-  return g != nullptr && same_pointer_chain(chain, bound_chain_) ? g : nullptr;
-}
-
-/// A read (not a write, nor an address taken) of the bound `C[d]->f` or of a key `C[d]->g[n]`
-/// in the loop body itself: every byte it reads was noted by the inspector, so run_loop's check
-/// stands for the walk's "read through a pointer from outside the loop".
-bool LoopLowering::is_chain_read(const Expr* e, Frame& f) const {
-  if (bound_chain_ == nullptr || &f != body_frame_) {
+/// Whether `e` names the loop's index `v` in frame `f`: v itself in the body; in a function the
+/// loop calls, a by-value integer parameter the function never changes whose argument names v in
+/// the caller (`sampling(m, n)`).
+bool LoopLowering::names_loop_index(const Expr* e, const VarDecl* v, const Frame& f) const {
+  const auto* dre =
+      dyn_cast_or_null<DeclRefExpr>(e != nullptr ? e->IgnoreParenImpCasts() : nullptr);
+  if (dre == nullptr) {
     return false;
   }
-  const Expr* chain = nullptr;
-  const bool bound = chain_bound_field(e, loop_.var, chain) != nullptr &&
-                     same_pointer_chain(chain, bound_chain_) &&
-                     !isa<ExplicitCastExpr>(e->IgnoreParenImpCasts());
-  if (!bound && chain_key(e) == nullptr) {
+  if (&f == body_frame_) {
+    return dre->getDecl() == v;
+  }
+  const auto* param = dyn_cast<ParmVarDecl>(dre->getDecl());
+  const auto arg = param != nullptr ? f.values.find(param) : f.values.end();
+  return arg != f.values.end() && f.caller != nullptr && mutated_.count(param) == 0 &&
+         names_loop_index(arg->second, v, *f.caller);
+}
+
+/// The bound's chain C, met in frame `f`: the same members from the same root, and where the root
+/// is `this` in a called function, the loop's own object.
+bool LoopLowering::is_bound_chain(const Expr* chain, const Frame& f) const {
+  if (bound_chain_ == nullptr || !same_pointer_chain(chain, bound_chain_)) {
+    return false;
+  }
+  const Expr* root = chain->IgnoreParenImpCasts();
+  while (const auto* me = dyn_cast<MemberExpr>(root)) {
+    root = me->getBase()->IgnoreParenImpCasts();
+  }
+  return !isa<CXXThisExpr>(root) || &f == body_frame_ || names_loop_object(root, f);
+}
+
+/// `C[d]->g[n]` (chain_key_parts) through the inner bound's chain C, d and n the loop's indices
+/// in frame `f`: g.
+const FieldDecl* LoopLowering::chain_key_in(const Expr* e, const Frame& f) const {
+  ChainParts parts;
+  const FieldDecl* g =
+      bound_chain_ != nullptr && e != nullptr ? chain_key_parts(e, parts) : nullptr;
+  return g != nullptr && names_loop_index(parts.row, loop_.var, f) &&
+                 names_loop_index(parts.column, loop_.inner_var, f) &&
+                 is_bound_chain(parts.chain, f)
+             ? g
+             : nullptr;
+}
+
+const FieldDecl* LoopLowering::chain_key(const Expr* e) const {
+  return body_frame_ != nullptr ? chain_key_in(e, *body_frame_) : nullptr;
+}
+
+/// The key index of a chain key `C[d]->g[n]` in frame `f`, or -1.
+int LoopLowering::chain_key_index(const Expr* e, const Frame& f) const {
+  const FieldDecl* g = chain_key_in(e, f);
+  for (std::size_t k = 0; g != nullptr && k < derived_arrays_.size(); ++k) {
+    if (derived_arrays_[k].first == g) {
+      return static_cast<int>(k) + 1;
+    }
+  }
+  return -1;
+}
+
+/// A read (not a write, nor an address taken) of the bound `C[d]->f` or of a key `C[d]->g[n]`,
+/// in the body or a function it calls with d and n: every byte it reads was noted by the
+/// inspector, so run_loop's check stands for the walk's "read through a pointer from outside".
+bool LoopLowering::is_chain_read(const Expr* e, Frame& f) const {
+  if (bound_chain_ == nullptr || isa<ExplicitCastExpr>(e->IgnoreParenImpCasts())) {
+    return false;
+  }
+  ChainParts parts;
+  const bool bound = chain_bound_parts(e, parts) != nullptr &&
+                     names_loop_index(parts.row, loop_.var, f) && is_bound_chain(parts.chain, f);
+  if (!bound && chain_key_in(e, f) == nullptr) {
     return false;
   }
   return classify(e, f).use == Use::read;
@@ -70,8 +119,9 @@ void LoopLowering::choose_ragged_space() {
   const Expr* chain = nullptr;
   if (chain_bound_field(loop_.inner_bound, loop_.var, chain) != nullptr) {
     bound_chain_ = chain;
-    out_.ragged_bound_read = noted_chain_text(
-        loop_.inner_bound->IgnoreParenImpCasts()->IgnoreCasts(), "rotor_reads", ctx_);
+    out_.ragged_bound_read =
+        noted_chain_text(loop_.inner_bound->IgnoreParenImpCasts()->IgnoreCasts(), "rotor_reads",
+                         loop_.var->getNameAsString(), loop_.inner_var->getNameAsString());
     out_.chain_reads = true;
     out_.original_loop = text_of(loop_.stmt);
   }

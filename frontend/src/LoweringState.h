@@ -276,7 +276,12 @@ private:
   void check_derived_keys();
   void add_ragged_key(const Expr* e); // LoweringRagged.cpp
   const FieldDecl* chain_key(const Expr* e) const;
+  const FieldDecl* chain_key_in(const Expr* e, const Frame& f) const;
+  int chain_key_index(const Expr* e, const Frame& f) const;
+  bool names_loop_index(const Expr* e, const VarDecl* v, const Frame& f) const;
+  bool is_bound_chain(const Expr* chain, const Frame& f) const;
   bool is_chain_read(const Expr* e, Frame& f) const;
+  void add_helper_chain_keys(); // LoweringRagged.cpp
   void choose_ragged_space();
   void check_inner_index_use(const DeclRefExpr* dre, Frame& f);
   void check_ragged_bound();

@@ -33,19 +33,23 @@ bool is_integer(QualType t) {
   return t->isIntegerType() && !t->isBooleanType();
 }
 
-/// `C[i]` (built-in subscript, C a chain of pointer type): C, else nullptr.
-const Expr* chain_row(const Expr* e, const VarDecl* i) {
+/// `C[i]` (built-in subscript, C a chain of pointer type): C (and i in `parts`), else nullptr.
+const Expr* chain_row(const Expr* e, ChainParts& parts) {
   const auto* ase = dyn_cast_or_null<ArraySubscriptExpr>(bare(e));
-  if (ase == nullptr || !names_variable(ase->getIdx(), i)) {
+  if (ase == nullptr || !isa<DeclRefExpr>(bare(ase->getIdx()))) {
     return nullptr;
   }
-  const Expr* base = ase->getBase(); // the pointer itself, after its lvalue-to-rvalue load
-  const Expr* chain = bare(base);
-  return chain->getType()->isPointerType() && is_pointer_chain(chain) ? chain : nullptr;
+  const Expr* chain = bare(ase->getBase()); // the pointer itself, under its lvalue-to-rvalue load
+  if (!chain->getType()->isPointerType() || !is_pointer_chain(chain)) {
+    return nullptr;
+  }
+  parts.chain = chain;
+  parts.row = ase->getIdx();
+  return chain;
 }
 
-/// `C[i]->f` / `C[i].f`: the member expression's field f, with C; else nullptr.
-const FieldDecl* row_member(const Expr* e, const VarDecl* i, const Expr*& chain) {
+/// `C[i]->f` / `C[i].f`: the member expression's field f, with its parts; else nullptr.
+const FieldDecl* row_member(const Expr* e, ChainParts& parts) {
   const auto* me = dyn_cast_or_null<MemberExpr>(bare(e));
   const auto* fd = me != nullptr ? dyn_cast<FieldDecl>(me->getMemberDecl()) : nullptr;
   if (fd == nullptr || fd->getType()->isReferenceType()) {
@@ -60,8 +64,7 @@ const FieldDecl* row_member(const Expr* e, const VarDecl* i, const Expr*& chain)
   } else if (row->getType()->isPointerType()) {
     return nullptr;
   }
-  chain = chain_row(row, i);
-  return chain != nullptr ? fd : nullptr;
+  return chain_row(row, parts) != nullptr ? fd : nullptr;
 }
 
 std::string note(const std::string& reads, const std::string& lvalue) {
@@ -110,18 +113,25 @@ bool same_pointer_chain(const Expr* a, const Expr* b) {
          ma->isArrow() == mb->isArrow() && same_pointer_chain(ma->getBase(), mb->getBase());
 }
 
-const FieldDecl* chain_bound_field(const Expr* bound, const VarDecl* i, const Expr*& chain) {
-  const FieldDecl* f = row_member(without_integer_casts(bound), i, chain);
+const FieldDecl* chain_bound_parts(const Expr* bound, ChainParts& parts) {
+  const FieldDecl* f = row_member(without_integer_casts(bound), parts);
   return f != nullptr && is_integer(f->getType()) ? f : nullptr;
 }
 
-const FieldDecl* chain_key_field(const Expr* e, const VarDecl* i, const VarDecl* n,
-                                 const Expr*& chain) {
+const FieldDecl* chain_bound_field(const Expr* bound, const VarDecl* i, const Expr*& chain) {
+  ChainParts parts;
+  const FieldDecl* f = chain_bound_parts(bound, parts);
+  chain = parts.chain;
+  return f != nullptr && names_variable(parts.row, i) ? f : nullptr;
+}
+
+const FieldDecl* chain_key_parts(const Expr* e, ChainParts& parts) {
   const auto* ase = dyn_cast_or_null<ArraySubscriptExpr>(bare(e));
-  if (ase == nullptr || !names_variable(ase->getIdx(), n) || !is_integer(ase->getType())) {
+  if (ase == nullptr || !isa<DeclRefExpr>(bare(ase->getIdx())) || !is_integer(ase->getType())) {
     return nullptr;
   }
-  const FieldDecl* g = row_member(ase->getBase(), i, chain);
+  const FieldDecl* g = row_member(ase->getBase(), parts);
+  parts.column = ase->getIdx();
   return g != nullptr && g->getType()->isPointerType() ? g : nullptr;
 }
 
@@ -134,7 +144,28 @@ const VarDecl* pointer_chain_root(const Expr* chain) {
   return dre != nullptr ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
 }
 
-std::string noted_chain_text(const Expr* e, const std::string& reads, const ASTContext& ctx) {
+std::string chain_text(const Expr* e, const std::string& row, const std::string& column) {
+  e = bare(e);
+  if (isa<CXXThisExpr>(e)) {
+    return "this";
+  }
+  if (const auto* dre = dyn_cast<DeclRefExpr>(e)) {
+    return dre->getDecl()->getNameAsString();
+  }
+  if (const auto* me = dyn_cast<MemberExpr>(e)) {
+    const auto* self = dyn_cast<CXXThisExpr>(bare(me->getBase()));
+    const std::string field = me->getMemberDecl()->getNameAsString();
+    return self != nullptr && self->isImplicit()
+               ? field
+               : chain_text(me->getBase(), row, column) + (me->isArrow() ? "->" : ".") + field;
+  }
+  const auto* ase = cast<ArraySubscriptExpr>(e);
+  return chain_text(ase->getBase(), row, column) + "[" +
+         (is_pointer_chain(ase->getBase()) ? row : column) + "]";
+}
+
+std::string noted_chain_text(const Expr* e, const std::string& reads, const std::string& row,
+                             const std::string& column) {
   e = bare(e);
   if (isa<CXXThisExpr>(e)) {
     return "this";
@@ -144,14 +175,14 @@ std::string noted_chain_text(const Expr* e, const std::string& reads, const ASTC
     return scalar(dre->getType()) ? note(reads, name) : name; // a reference: its referent
   }
   if (const auto* me = dyn_cast<MemberExpr>(e)) {
-    const std::string text = "(" + noted_chain_text(me->getBase(), reads, ctx) + ")" +
+    const std::string text = "(" + noted_chain_text(me->getBase(), reads, row, column) + ")" +
                              (me->isArrow() ? "->" : ".") + me->getMemberDecl()->getNameAsString();
     return scalar(me->getType()) ? note(reads, text) : text;
   }
   const auto* ase = cast<ArraySubscriptExpr>(e);
-  const auto* index = cast<DeclRefExpr>(bare(ase->getIdx()));
-  const std::string text = "(" + noted_chain_text(ase->getBase(), reads, ctx) + ")[" +
-                           index->getDecl()->getNameAsString() + "]";
+  const bool row_subscript = is_pointer_chain(ase->getBase()); // `C[i]`, else `->g[n]`
+  const std::string text = "(" + noted_chain_text(ase->getBase(), reads, row, column) + ")[" +
+                           (row_subscript ? row : column) + "]";
   return scalar(ase->getType()) ? note(reads, text) : text;
 }
 

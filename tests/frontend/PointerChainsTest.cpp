@@ -56,7 +56,41 @@ void count(Corpus* c, int M, std::vector<long>& tokens) {
   for (int m = 0; m < M; ++m)
     for (int n = 0; n < (int)c->docs[m]->length; ++n) { tokens[m] += n; } })",
      true, "one_d"},
+    // keys read in a helper from the call's arguments (GibbsLDA++'s `sampling(m, n)`)
+    {"key_in_helper_method", R"(
+struct Lda { Corpus* corpus; int M, K; std::vector<std::vector<int>> z;
+  std::vector<long> per_word;
+  void count(int d, int i) { const int w = corpus->docs[d]->words[i]; per_word[w] += d; }
+  void sweep() {
+#pragma rotor parallel_for
+    for (int m = 0; m < M; m++)
+      for (int n = 0; n < corpus->docs[m]->length; n++) { count(m, n); } } };)",
+     true, "one_d"},
     // ---- must stay serial ----
+    {"helper_changes_its_index", R"(
+struct Lda { Corpus* corpus; int M; std::vector<long> per_word;
+  void count(int d, int i) { i = i / 2; per_word[corpus->docs[d]->words[i]] += d; }
+  void sweep() {
+#pragma rotor parallel_for
+    for (int m = 0; m < M; m++)
+      for (int n = 0; n < corpus->docs[m]->length; n++) { count(m, n); } } };)",
+     false, "reads through 'words'"},
+    {"helper_called_with_another_index", R"(
+struct Lda { Corpus* corpus; int M; std::vector<long> per_word;
+  void count(int d, int i) { per_word[corpus->docs[d]->words[i]] += d; }
+  void sweep() {
+#pragma rotor parallel_for
+    for (int m = 0; m < M; m++)
+      for (int n = 0; n < corpus->docs[m]->length; n++) { count(m, n / 2); } } };)",
+     false, "reads through 'words'"},
+    {"helper_of_another_object", R"(
+struct Lda { Corpus* corpus; int M; std::vector<long> per_word; Lda* other;
+  void count(int d, int i, std::vector<long>& pw) { pw[corpus->docs[d]->words[i]] += d; }
+  void sweep() {
+#pragma rotor parallel_for
+    for (int m = 0; m < M; m++)
+      for (int n = 0; n < corpus->docs[m]->length; n++) { other->count(m, n, per_word); } } };)",
+     false, "reads through 'words'"},
     {"words_written_through_chain", R"(
 void f(Corpus* c, int M, std::vector<long>& per_word) {
 #pragma rotor parallel_for

@@ -3,7 +3,8 @@
 // `corpus->docs[m]->words[n]` (Corpus* -> Document** -> int / int*). The inspector reads each
 // row's count and each token's word through the chain before the loop, noting every byte it
 // reads (codegen::ChainReads); run_loop finds no written array there, so the plan is a rotation by
-// (m, word). The new topic is a hash of (m, n, epoch) and the count updates commute (integers).
+// (m, word), also where the word is read in a helper the body calls with (m, n). The new topic is a
+// hash of (m, n, epoch) and the count updates commute (integers).
 #include "soundness.h"
 
 namespace {
@@ -49,6 +50,32 @@ struct Model {
       }
     }
   }
+
+  // GibbsLDA++'s shape: the word is read in the helper, from the call's arguments (a key all
+  // the same: the helper's m and n are the loop's); its counts are DistArrays of the model.
+  rotor::DistArray<std::int64_t, 2> word_topic{{41, 7}}, doc_topic{{53, 7}};
+  rotor::DistArray<int, 2> topic_of{{53, 61}};
+
+  int sample(int m, int n, int epoch) {
+    const int t = topic_of(m, n);
+    int w = corpus->docs[m]->words[n];
+    word_topic(w, t) -= 1;
+    doc_topic(m, t) -= 1;
+    const int new_t = static_cast<int>(mix(m, n, epoch + 17) % K);
+    word_topic(w, new_t) += 1;
+    doc_topic(m, new_t) += 1;
+    return new_t;
+  }
+
+  void sweep_in_helper(int epoch) {
+#pragma rotor parallel_for
+    for (int m = 0; m < M; m++) {
+      for (int n = 0; n < corpus->docs[m]->length; n++) {
+        int topic = sample(m, n, epoch);
+        topic_of(m, n) = topic;
+      }
+    }
+  }
 };
 
 } // namespace
@@ -86,6 +113,7 @@ int main(int argc, char** argv) {
   }
   for (int epoch = 0; epoch < 3; ++epoch) {
     m.sweep(epoch);
+    m.sweep_in_helper(epoch);
   }
   snd::Hash h;
   for (int d = 0; d < m.M; ++d) {
@@ -94,6 +122,7 @@ int main(int argc, char** argv) {
   for (const auto& row : m.nw) {
     h << row;
   }
+  h << m.word_topic << m.doc_topic << m.topic_of;
   h.print();
   return 0;
 }
