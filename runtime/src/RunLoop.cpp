@@ -209,13 +209,17 @@ bool pointer_rows_alias(LoopFrame& frame) {
 /// The bytes a ragged nest's inspector read through pointer chains (ChainReads.h) share a byte
 /// with what the loop writes: a bound array (a view, a DistArray, a buffered array), a staged
 /// table's own rows (std::vector or T** tables) or swapped row pointers, a private variable's
-/// outside object, a reduction variable. The counts and keys read
-/// before the loop may then not be the loop's: run_loop declines it (every rank, when any rank
-/// finds one) and the code after the call runs the loop as written.
+/// outside object, a reduction variable. The counts and keys read before the loop may then not be
+/// the loop's: run_loop declines it (every rank, when any rank finds one) and the code after the
+/// call runs the loop as written. Only the latest inspector's reads, by its own loop (the first
+/// run_loop after it): a loop its body runs meanwhile is neither checked nor declined for them.
 bool chain_reads_written(LoopFrame& frame) {
-  if (detail::live_chain_reads().empty()) {
+  auto& live = detail::live_chain_reads();
+  if (live.empty() || live.back()->claimed) {
     return false; // the same on every rank: the same code reached run_loop
   }
+  detail::ChainReadRanges& reads = *live.back(); // this loop's inspector's (the latest)
+  reads.claimed = true;
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> writes;
   for (const detail::PointerTableRows* t : detail::live_pointer_tables()) {
     writes.insert(writes.end(), t->rows.begin(), t->rows.end());
@@ -240,15 +244,12 @@ bool chain_reads_written(LoopFrame& frame) {
     furthest[i] = std::max(writes[i].second, i > 0 ? furthest[i - 1] : 0);
   }
   std::int64_t written = 0;
-  for (const detail::ChainReadRanges* live : detail::live_chain_reads()) {
-    for (const auto& [begin, end] : live->ranges) {
-      // the writes that start before `end`: one of them overlaps when the furthest ends after
-      // `begin`
-      const auto starts_before = static_cast<std::size_t>(
-          std::lower_bound(writes.begin(), writes.end(), std::make_pair(end, std::uintptr_t{0})) -
-          writes.begin());
-      written = written != 0 || (starts_before > 0 && furthest[starts_before - 1] > begin);
-    }
+  for (const auto& [begin, end] : reads.ranges) {
+    // the writes that start before `end`: one of them overlaps when the furthest ends after `begin`
+    const auto starts_before = static_cast<std::size_t>(
+        std::lower_bound(writes.begin(), writes.end(), std::make_pair(end, std::uintptr_t{0})) -
+        writes.begin());
+    written = written != 0 || (starts_before > 0 && furthest[starts_before - 1] > begin);
   }
   if (comm().size() > 1) {
     comm().allreduce_max(&written, 1);

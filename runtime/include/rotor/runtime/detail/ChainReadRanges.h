@@ -14,9 +14,12 @@ namespace rotor::detail {
 struct ChainReadRanges {
   /// [begin, end) of each run of bytes read, coalesced where consecutive reads touch.
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges;
+  /// Set by the first run_loop after the inspector (its own loop's): a loop the body runs on
+  /// this thread meanwhile is not checked against these ranges (and never declined for them).
+  bool claimed = false;
 };
 
-inline thread_local std::vector<const ChainReadRanges*> live_chain_reads_value;
+inline thread_local std::vector<ChainReadRanges*> live_chain_reads_value;
 /// Memory of the program's own that a loop running now writes in the serial program but the
 /// executors do not bind (a staged std::vector table's own rows, a private variable's outside
 /// object): registered by StagedTable and WorkerCopies for their lifetime.
@@ -25,7 +28,7 @@ inline thread_local std::vector<const ChainReadRanges*> live_written_originals_v
 /// cleared) by the code rotor-cc writes after the loop, which then runs the loop as written.
 inline thread_local bool chain_loop_declined_value = false;
 
-inline std::vector<const ChainReadRanges*>& live_chain_reads() {
+inline std::vector<ChainReadRanges*>& live_chain_reads() {
   return live_chain_reads_value;
 }
 
