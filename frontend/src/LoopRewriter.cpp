@@ -294,16 +294,30 @@ std::string ragged_inspector_prelude(const LoweredLoop& lowered, const std::stri
   const analysis::LoopModel& m = lowered.model;
   const std::string outer = "std::int64_t " + m.fields.front();
   const std::string inner = "std::int64_t " + lowered.ragged_index;
-  std::string readers =
-      ", [&](" + outer + ") { return static_cast<std::int64_t>(" + lowered.ragged_bound + "); }";
+  std::string readers = ", [&](" + outer + ") { return static_cast<std::int64_t>(" +
+                        lowered.ragged_bound_read + "); }";
   for (const std::string& read : lowered.key_reads) {
     readers += ", [&](" + outer + ", " + inner + ") { (void)" + lowered.ragged_index +
                "; return static_cast<std::int64_t>(" + read + "); }";
   }
+  const std::string reads =
+      lowered.chain_reads ? "::rotor::codegen::ChainReads rotor_reads;" + separator : "";
   return "static ::rotor::codegen::Inspection<" + std::to_string(m.fields.size()) +
-         "> rotor_inspection;" + separator + "const auto rotor_range = " + range + ";" + separator +
-         "auto& rotor_iterations = rotor_inspection.ragged(rotor_range" + readers + ");" +
-         separator;
+         "> rotor_inspection;" + separator + reads + "const auto rotor_range = " + range + ";" +
+         separator + "auto& rotor_iterations = rotor_inspection.ragged(rotor_range" + readers +
+         ");" + separator;
+}
+
+/// A ragged nest read through a pointer chain (LoweredLoop::chain_reads): after the call, the
+/// loop as written, for when run_loop declined it (the loop writes what the chain reached).
+std::string as_written_fallback(const LoweredLoop& lowered, const LoopSite& loop,
+                                const SourceManager& sm, const std::string& file) {
+  if (!lowered.chain_reads) {
+    return "";
+  }
+  return " if (::rotor::codegen::ChainReads::take_declined()) {\n#line " +
+         std::to_string(sm.getSpellingLineNumber(loop.for_loc)) + " " + file + "\n" +
+         lowered.original_loop + "; }"; // `;`: a body statement's own ends past the range
 }
 
 /// A loop over a std::vector: the inspector's declarations before the call (the call site's
@@ -430,7 +444,8 @@ void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
   const std::string block_close = std::string(lowered.over_vector && lowered.writes_records
                                                   ? " rotor_inspection.share_written(rotor_range);"
                                                   : "") +
-                                  (block ? " }" : "");
+                                  (block ? " }" : "") +
+                                  as_written_fallback(lowered, loop, sm, quoted(file_name));
   const analysis::LoopModel& m = lowered.model;
   std::ostringstream head;
   head << block_open << "::rotor::codegen::run_loop(\n"

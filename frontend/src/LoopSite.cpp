@@ -1,5 +1,6 @@
 #include "LoopSite.h"
 
+#include "PointerChains.h"
 #include "RotorTypes.h"
 
 #include <clang/AST/Decl.h>
@@ -178,6 +179,9 @@ const Expr* ragged_bound_array(const Expr* bound, const VarDecl* i) {
 }
 
 bool is_ragged_bound(const Expr* bound, const VarDecl* i) {
+  if (const Expr* chain = nullptr; bound != nullptr && chain_bound_field(bound, i, chain)) {
+    return true; // `p->docs[i]->length`: a read-only pointer chain (PointerChains.h)
+  }
   const Expr* array = bound != nullptr && bound->getType()->isIntegerType()
                           ? ragged_bound_array(bound, i)
                           : nullptr;

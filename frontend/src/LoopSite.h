@@ -53,7 +53,8 @@ const clang::Expr* subscript_base_by(const clang::Expr* e, const clang::VarDecl*
 
 /// A ragged bound of outer index `i` (through parentheses and casts): `A[i].size()` with A a
 /// std::vector of std::vectors, or `A[i]` with A a std::vector of integers; A a variable or a
-/// member of `this` (`ragged_bound_array` gives A). Whether the loop leaves A unchanged is the
+/// member of `this` (`ragged_bound_array` gives A); or `C[i]->f` / `C[i].f` through a pointer
+/// chain C (chain_bound_field, PointerChains.h). Whether the loop leaves A unchanged is the
 /// lowering's to check.
 bool is_ragged_bound(const clang::Expr* bound, const clang::VarDecl* i);
 const clang::Expr* ragged_bound_array(const clang::Expr* bound, const clang::VarDecl* i);

@@ -263,6 +263,10 @@ Sym LoopLowering::eval(const Expr* e, Frame& f) {
   if (const auto* me = dyn_cast<MemberExpr>(e)) {
     return eval_member(me, f);
   }
+  if (const auto* ase = dyn_cast<ArraySubscriptExpr>(e)) {
+    const int k = chain_key_index(ase, f); // `p->docs[d]->words[n]`, also in `sampling(d, n)`
+    return k >= 0 ? Sym::key(k) : Sym::unknown();
+  }
   if (const auto* op = dyn_cast<CXXOperatorCallExpr>(e)) {
     if (const int k = &f == body_frame_ ? derived_key(op) : -1; k >= 0) {
       return Sym::key(k); // `user_of[m]` in an integer-range loop
@@ -1047,6 +1051,9 @@ void LoopLowering::walk(const Stmt* s, Frame& f) {
   if (isa<UnaryExprOrTypeTraitExpr>(s)) {
     return; // sizeof / alignof: unevaluated
   }
+  if (const auto* e = dyn_cast<Expr>(s); e != nullptr && is_chain_read(e, f)) {
+    return; // noted by the inspector, checked by run_loop (LoweringRagged.cpp)
+  }
   if (const auto* dre = dyn_cast<DeclRefExpr>(s)) {
     on_declref(dre, f);
     return;
@@ -1258,6 +1265,7 @@ LoweredLoop LoopLowering::run() {
   control_flow(loop_.inner != nullptr ? loop_.inner->getBody() : loop_.body, 0, 0, 0);
   find_privates();
   prescan(loop_.body, body);
+  enclosing_method_ = method_of(loop_var_->getDeclContext()); // keys in helpers need it
   if (loop_.int_range) {
     choose_ragged_space();
     choose_range_keys();
@@ -1272,7 +1280,6 @@ LoweredLoop LoopLowering::run() {
       return std::move(out_);
     }
   }
-  enclosing_method_ = method_of(loop_var_->getDeclContext());
 
   walk(loop_.body, body);
 

@@ -36,6 +36,12 @@ struct LoweredLoop {
   /// the outer index (`docs[d].size()`); key_reads are then expressions of both indices.
   std::string ragged_index;
   std::string ragged_bound;
+  std::string ragged_bound_read; ///< how the inspector reads ragged_bound (noted, for a chain)
+  /// A ragged nest whose bound or keys read a pointer chain (PointerChains.h): the inspector
+  /// notes what it reads in a codegen::ChainReads `rotor_reads`; when run_loop finds that the
+  /// loop writes any of it, the loop runs as written (`original_loop`, the source text).
+  bool chain_reads = false;
+  std::string original_loop;
   std::vector<std::string> bindings;            ///< `auto [i, j] : grid`: {"i", "j"}
   bool writes_records = false;                  ///< body writes fields of its (reference) record
   bool may_throw = true;                        ///< the body may throw (ThrowAnalysis.h)

@@ -414,11 +414,11 @@ void LoopLowering::choose_range_keys() {
       continue;
     }
     derived_arrays_.emplace_back(array, e);
-    const auto* op = cast<CXXOperatorCallExpr>(e->IgnoreParenImpCasts());
     if (loop_.inner != nullptr) {
-      add_ragged_key(op);
+      add_ragged_key(e);
       continue;
     }
+    const auto* op = cast<CXXOperatorCallExpr>(e->IgnoreParenImpCasts());
     const std::string a = text_of(op->getArg(0));
     out_.model.fields.push_back(a + "[" + index + "]");
     // Read before the loop for every index, also where the body guards the read: an index past
@@ -426,6 +426,97 @@ void LoopLowering::choose_range_keys() {
     // behaviour, so the key orders nothing).
     out_.key_reads.push_back("(static_cast<std::size_t>(" + index + ") < (" + a + ").size() ? (" +
                              a + ")[static_cast<std::size_t>(" + index + ")] : 0)");
+  }
+  if (bound_chain_ != nullptr) {
+    add_helper_chain_keys();
+  }
+}
+
+namespace {
+
+/// Every use of `param` in `body` only reads its value (under an lvalue-to-rvalue conversion).
+bool only_read(const ParmVarDecl* param, const Stmt* body) {
+  const ParentMap parents(const_cast<Stmt*>(body));
+  std::vector<const Stmt*> work{body};
+  while (!work.empty()) {
+    const Stmt* s = work.back();
+    work.pop_back();
+    for (const Stmt* c : s->children()) {
+      if (c != nullptr) {
+        work.push_back(c);
+      }
+    }
+    const auto* dre = dyn_cast<DeclRefExpr>(s);
+    if (dre == nullptr || dre->getDecl() != param) {
+      continue;
+    }
+    const auto* load = dyn_cast_or_null<ImplicitCastExpr>(parents.getParent(dre));
+    if (load == nullptr || load->getCastKind() != CK_LValueToRValue) {
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+/// A ragged nest bounded through a chain: keys `C[d]->g[n]` read in functions the body calls
+/// with d and n as by-value integer arguments the function only reads (`sampling(m, n)`, a
+/// method of the loop's object, or a free function), each used as an index there: chosen like
+/// the body's own (LoweringRagged.cpp), after them. Only direct calls of the body are searched.
+void LoopLowering::add_helper_chain_keys() {
+  const bool in_method = method_of(loop_var_->getDeclContext()) != nullptr;
+  std::vector<const Stmt*> work{loop_.body};
+  while (!work.empty()) {
+    const Stmt* s = work.back();
+    work.pop_back();
+    for (const Stmt* c : s->children()) {
+      if (c != nullptr && !isa<LambdaExpr>(c)) {
+        work.push_back(c);
+      }
+    }
+    const auto* call = dyn_cast<CallExpr>(s);
+    const FunctionDecl* fd = call != nullptr ? call->getDirectCallee() : nullptr;
+    const FunctionDecl* def = fd != nullptr ? fd->getDefinition() : nullptr;
+    if (def == nullptr || def->getBody() == nullptr || isa<CXXOperatorCallExpr>(call)) {
+      continue;
+    }
+    Frame scan;
+    scan.fn = def;
+    scan.caller = body_frame_;
+    if (const auto* member = dyn_cast<CXXMemberCallExpr>(call)) {
+      const Expr* object = member->getImplicitObjectArgument();
+      if (!in_method || object == nullptr || !isa<CXXThisExpr>(object->IgnoreParenImpCasts())) {
+        continue;
+      }
+      scan.this_object = object;
+    }
+    for (unsigned i = 0; i < call->getNumArgs() && i < def->getNumParams(); ++i) {
+      const ParmVarDecl* param = def->getParamDecl(i);
+      if (param->getType()->isIntegerType() && only_read(param, def->getBody())) {
+        scan.values[param] = call->getArg(i);
+      }
+    }
+    const ParentMap parents(const_cast<Stmt*>(def->getBody()));
+    std::vector<const Stmt*> inner{def->getBody()};
+    while (!inner.empty()) {
+      const Stmt* t = inner.back();
+      inner.pop_back();
+      for (const Stmt* c : t->children()) {
+        if (c != nullptr) {
+          inner.push_back(c);
+        }
+      }
+      const auto* e = dyn_cast<Expr>(t);
+      const FieldDecl* g = e != nullptr ? chain_key_in(e, scan) : nullptr;
+      if (g == nullptr || used_as_index(e, parents) == IndexUse::none ||
+          std::any_of(derived_arrays_.begin(), derived_arrays_.end(),
+                      [&](const auto& d) { return d.first == g; })) {
+        continue;
+      }
+      derived_arrays_.emplace_back(g, e);
+      add_ragged_key(e);
+    }
   }
 }
 
@@ -436,6 +527,9 @@ const ValueDecl* LoopLowering::derived_key_array(const Expr* e) const {
     return nullptr;
   }
   if (loop_.inner != nullptr) { // a ragged nest: `A[i][n]`, A a table of integers
+    if (const FieldDecl* g = chain_key(e)) {
+      return g; // `C[i]->words[n]` through the bound's chain (LoweringRagged.cpp)
+    }
     const Expr* row = subscripted_by(e, loop_.inner_var);
     const Expr* table = row != nullptr ? subscript_base_by(row, loop_.var) : nullptr;
     const ValueDecl* d = table != nullptr ? named_container(table) : nullptr;
@@ -480,6 +574,9 @@ int LoopLowering::derived_key(const Expr* e) const {
 void LoopLowering::check_derived_keys() {
   const auto& accesses = out_.model.accesses;
   for (const auto& [array, use] : derived_arrays_) {
+    if (isa<ArraySubscriptExpr>(use->IgnoreParenImpCasts())) { // `C[d]->g[n]` (chain_key_in)
+      continue; // a pointer chain: run_loop checks that the loop writes none of it
+    }
     const std::string name = array->getNameAsString();
     const bool written = std::any_of(accesses.begin(), accesses.end(),
                                      [&](const auto& a) { return a.array == name && a.write; });

@@ -274,10 +274,18 @@ private:
   int derived_key(const Expr* e) const;
   const ValueDecl* derived_key_array(const Expr* e) const;
   void check_derived_keys();
-  void add_ragged_key(const CXXOperatorCallExpr* op); // LoweringRagged.cpp
+  void add_ragged_key(const Expr* e); // LoweringRagged.cpp
+  const FieldDecl* chain_key(const Expr* e) const;
+  const FieldDecl* chain_key_in(const Expr* e, const Frame& f) const;
+  int chain_key_index(const Expr* e, const Frame& f) const;
+  bool names_loop_index(const Expr* e, const VarDecl* v, const Frame& f) const;
+  bool is_bound_chain(const Expr* chain, const Frame& f) const;
+  bool is_chain_read(const Expr* e, Frame& f) const;
+  void add_helper_chain_keys(); // LoweringRagged.cpp
   void choose_ragged_space();
   void check_inner_index_use(const DeclRefExpr* dre, Frame& f);
   void check_ragged_bound();
+  void check_chain_root();
   void note_member_record_alias(const MemberExpr* me);
   void analyse_callee(Frame& callee, SourceLocation at);
   void on_destroy(const VarDecl* vd, Frame& f);
@@ -380,6 +388,8 @@ private:
   /// An integer-range loop: the integer vectors whose element at the index is a key
   /// (`user_of` of `W[user_of[m]]`), key k + 1 (key 0 is the index), with a use for messages.
   std::vector<std::pair<const ValueDecl*, const Expr*>> derived_arrays_;
+  /// A ragged nest bounded through a pointer chain (`C[d]->length`): C (PointerChains.h).
+  const Expr* bound_chain_ = nullptr;
   std::set<const FieldDecl*> written_fields_;
   std::set<const ValueDecl*> mutated_;       ///< written anywhere in the loop (or a callee)
   std::set<const ValueDecl*> inductions_;    ///< induction variables of inner `for` loops

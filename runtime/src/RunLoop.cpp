@@ -3,6 +3,7 @@
 #include "CheckpointHooks.h"
 #include "MemoryCheck.h"
 #include "rotor/distarray/DistArray.h"
+#include "rotor/runtime/detail/ChainReadRanges.h"
 #include "rotor/runtime/detail/Engine.h"
 #include "rotor/runtime/detail/LoopFrame.h"
 #include "rotor/runtime/detail/PointerTables.h"
@@ -217,6 +218,57 @@ bool pointer_rows_alias(LoopFrame& frame) {
   return alias;
 }
 
+/// The bytes a ragged nest's inspector read through pointer chains (ChainReads.h) share a byte
+/// with what the loop writes: a bound array (a view, a DistArray, a buffered array), a staged
+/// table's own rows (std::vector or T** tables) or swapped row pointers, a private variable's
+/// outside object, a reduction variable. The counts and keys read before the loop may then not be
+/// the loop's: run_loop declines it (every rank, when any rank finds one) and the code after the
+/// call runs the loop as written. Only the latest inspector's reads, by its own loop (the first
+/// run_loop after it): a loop its body runs meanwhile is neither checked nor declined for them.
+bool chain_reads_written(LoopFrame& frame) {
+  auto& live = detail::live_chain_reads();
+  if (live.empty() || live.back()->claimed) {
+    return false; // the same on every rank: the same code reached run_loop
+  }
+  detail::ChainReadRanges& reads = *live.back(); // this loop's inspector's (the latest)
+  reads.claimed = true;
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> writes;
+  for (const detail::PointerTableRows* t : detail::live_pointer_tables()) {
+    writes.insert(writes.end(), t->rows.begin(), t->rows.end());
+    writes.push_back(t->swapped_pointers);
+  }
+  for (const detail::ChainReadRanges* original : detail::live_written_originals_value) {
+    writes.insert(writes.end(), original->ranges.begin(), original->ranges.end());
+  }
+  for (const auto& a : LoopFrameAccess::arrays(frame)) {
+    writes.push_back(array_bytes(a.binding));
+  }
+  for (const auto& r : LoopFrameAccess::reductions(frame)) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(r.target);
+    writes.emplace_back(begin, begin + r.ops->bytes);
+  }
+  writes.erase(std::remove_if(writes.begin(), writes.end(),
+                              [](const auto& w) { return w.first == w.second; }),
+               writes.end());
+  std::sort(writes.begin(), writes.end());
+  std::vector<std::uintptr_t> furthest(writes.size()); // the largest end among writes[0..i]
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    furthest[i] = std::max(writes[i].second, i > 0 ? furthest[i - 1] : 0);
+  }
+  std::int64_t written = 0;
+  for (const auto& [begin, end] : reads.ranges) {
+    // the writes that start before `end`: one of them overlaps when the furthest ends after `begin`
+    const auto starts_before = static_cast<std::size_t>(
+        std::lower_bound(writes.begin(), writes.end(), std::make_pair(end, std::uintptr_t{0})) -
+        writes.begin());
+    written = written != 0 || (starts_before > 0 && furthest[starts_before - 1] > begin);
+  }
+  if (comm().size() > 1) {
+    comm().allreduce_max(&written, 1);
+  }
+  return written != 0;
+}
+
 /// Per slot: the array objects (private copies of buffered arrays) and the reduction partials.
 void make_slots(LoopFrame& frame, int slots, const std::vector<bool>& buffered) {
   auto& arrays = LoopFrameAccess::arrays(frame);
@@ -408,6 +460,16 @@ void run_erased_loop(const codegen::LoopSpec& spec, SpaceAccess& space, LoopFram
                      CellRunner& runner) {
   const WatchdogLoopScope watched(spec.file, spec.line); // --rotor-timeout names this loop
   begin_loop_execution(spec.file, spec.line);            // --rotor-order-seed draws from it
+  if (chain_reads_written(frame)) {
+    detail::chain_loop_declined_value = true; // the caller runs the loop as written
+    if (session_state().settings.verbose && comm().rank() == 0 && !quiet()) {
+      std::fprintf(stderr,
+                   "rotor: %s:%d: the loop writes memory its inspector read through a pointer "
+                   "chain (its counts or keys): it runs as written\n",
+                   spec.file, spec.line);
+    }
+    return;
+  }
   auto& arrays = LoopFrameAccess::arrays(frame);
   const std::size_t n_arrays = arrays.size();
   if (spec.arrays.size() != n_arrays) {

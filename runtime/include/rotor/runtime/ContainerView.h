@@ -26,6 +26,7 @@
 /// merge writes the summed changes back into the container's memory.
 
 #include "rotor/distarray/DistArray.h"
+#include "rotor/runtime/detail/ChainReadRanges.h"
 
 #include <algorithm>
 #include <array>
@@ -177,6 +178,7 @@ public:
     staged_ = DistArray<T, 2>({static_cast<std::int64_t>(table.size()), width}, "staged table");
     for (std::size_t r = 0; r < table.size(); ++r) {
       std::copy(table[r].begin(), table[r].end(), staged_.data() + r * width);
+      originals_.add(table[r].data(), table[r].size() * sizeof(T)); // ChainReads.h checks them
     }
     live.emplace_back(&table, this);
   }
@@ -216,6 +218,7 @@ private:
   StagedTable* leader_ = nullptr; ///< the first staging of the same table, if any
   std::vector<std::int64_t> lengths_;
   DistArray<T, 2> staged_;
+  detail::WrittenOriginals originals_; ///< the table's own rows, written back after the loop
 };
 
 /// What the body's name of a staged table stands for: row r of the array the body got (the

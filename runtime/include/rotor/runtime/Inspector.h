@@ -33,6 +33,7 @@
 #include "rotor/distarray/Dataset.h"
 #include "rotor/distarray/detail/Collective.h"
 #include "rotor/distarray/detail/DatasetInternals.h"
+#include "rotor/runtime/ChainReads.h"
 
 #include <cstdint>
 #include <cstring>

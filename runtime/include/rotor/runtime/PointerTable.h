@@ -132,6 +132,8 @@ public:
     if (swap && !live_.in_place) {
       own_.assign(reached_.size(), nullptr);
       live_.own_rows = [this] { restore_own_rows(); };
+      const auto slots = reinterpret_cast<std::uintptr_t>(table_);
+      live_.swapped_pointers = {slots, slots + reached_.size() * sizeof(T*)};
     }
     detail::live_pointer_tables().push_back(&live_);
     detail::checked_tables_value.push_back({table_, width_});

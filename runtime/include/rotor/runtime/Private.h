@@ -19,6 +19,7 @@
 /// loop it holds neither a worker's copy nor the serial run's last iteration.
 
 #include "rotor/distarray/detail/Collective.h"
+#include "rotor/runtime/detail/ChainReadRanges.h"
 #include "rotor/runtime/detail/WorkerSlot.h"
 
 #include <algorithm>
@@ -67,7 +68,9 @@ template <class T> class WorkerCopies {
 
 public:
   /// `outside` must outlive the loop; `reseed`: re-seed a generator per worker.
-  WorkerCopies(T& outside, bool reseed) : outside_(outside), reseed_(reseed) {}
+  WorkerCopies(T& outside, bool reseed) : outside_(outside), reseed_(reseed) {
+    original_.add(&outside, sizeof(T)); // the serial program writes it (ChainReads.h)
+  }
   WorkerCopies(const WorkerCopies&) = delete;
   WorkerCopies& operator=(const WorkerCopies&) = delete;
 
@@ -138,6 +141,7 @@ private:
   }
 
   T& outside_;
+  detail::WrittenOriginals original_;
   bool reseed_;
   std::array<std::atomic<Holder*>, k_fast> fast_{};
   std::mutex mutex_;

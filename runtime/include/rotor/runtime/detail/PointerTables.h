@@ -16,6 +16,10 @@ namespace rotor::detail {
 struct PointerTableRows {
   /// [begin, end) of each reached row of the user's table, in bytes.
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> rows;
+  /// A table whose row pointers point at the staged rows during the loop (stage_object_table):
+  /// [begin, end) of those row pointers, in bytes (empty otherwise). A pointer chain the
+  /// inspector read there would change (rotor/runtime/ChainReads.h).
+  std::pair<std::uintptr_t, std::uintptr_t> swapped_pointers{0, 0};
   /// Set when the body must use the table's own rows (the loop then runs serially): a row is
   /// null, or rows overlap each other or a bound array.
   bool in_place = false;
