@@ -309,17 +309,10 @@ void LoopLowering::note_pointer_row(const Target& t, const Sym& row, const std::
                                     const Offset& reach, const ForStmt* column_loop,
                                     const Expr* access, Frame& f) {
   PointerTable& table = pointer_tables_[t.array];
-  std::string why;
   if (!reached_every_iteration(access, f, column_loop)) {
-    why = "'" + text +
-          "' is not made in every iteration (it is under a condition, in an inner loop other "
-          "than its column loop, in a helper called so, or the body or helper can end early)";
-  }
-  if (!why.empty()) {
-    if (table.unbounded.empty()) {
-      table.unbounded = why;
-      table.unbounded_at = access->getBeginLoc();
-    }
+    // Proves nothing, but stays inside what an access made in every iteration proves when it
+    // names the same row and reaches no further (checked in pointer_table_view).
+    table.conditional.push_back({row, reach, text, access->getBeginLoc()});
     return;
   }
   table.rows.push_back({row, reach, text, access->getBeginLoc()});
@@ -381,6 +374,20 @@ std::string LoopLowering::pointer_table_view(const std::string& name,
     }
     if (std::find(reaches.begin(), reaches.end(), reach) == reaches.end()) {
       reaches.push_back(reach);
+    }
+  }
+  for (const PointerRow& c : table.conditional) {
+    const bool covered = std::any_of(table.rows.begin(), table.rows.end(), [&](const auto& o) {
+      return o.row.kind == c.row.kind && o.row.field == c.row.field &&
+             o.row.offset == c.row.offset && o.reach == length && c.reach == length;
+    });
+    if (!covered) {
+      return unbounded("'" + c.text +
+                           "' is not made in every iteration (it is under a condition, in an inner "
+                           "loop other than its column loop, in a helper called so, or the body or "
+                           "helper can end early), and no access made in every iteration covers "
+                           "its row",
+                       c.at);
     }
   }
   if (const auto refusal = why_columns_unchecked(table, length)) {

@@ -431,6 +431,9 @@ private:
     bool has_length = false;
     Offset length;
     std::vector<PointerRow> rows;
+    /// Accesses the serial loop may skip in an iteration: accepted only inside a row and length
+    /// an access in `rows` proves.
+    std::vector<PointerRow> conditional;
     /// Named inside a function the body calls, or a member of another object: staged with its
     /// row pointers pointed at the staged rows (stage_object_table), not through a body local.
     bool swapped = false;

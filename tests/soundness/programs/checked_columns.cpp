@@ -3,7 +3,8 @@
 // the index a search loop stopped at, in the loop body and in a member helper. The row length
 // comes from the accesses in 'for (k = 0; k < K; ++k)'; rotor-cc rewrites each unbounded column
 // to a run-time check, so each loop must be parallel (one_d by word) and equal to the serial
-// replay.
+// replay. The helper also reads a `T*` table inside its k loop, an access the serial loop could
+// skip (K = 0) but whose row the helper's first access proves.
 #include "soundness.h"
 
 constexpr std::int64_t P = 1000003;
@@ -28,12 +29,19 @@ static std::int64_t recount(rotor::Dataset<Token>& tokens, int** nw, int K) {
 
 struct Sampler {
   int** nw = nullptr;
+  int* totals = nullptr; // per word; read again inside the helper's k loop (proven by the first)
   int K = kTopics;
 
   /// A helper the loop calls: its columns are the caller's topics.
   int move(int w, int from, int to) {
+    totals[w] -= 1;
     nw[w][from] -= 1;
+    std::int64_t mix = 0;
+    for (int k = 0; k < K; ++k) {
+      mix += nw[w][k] * (totals[w] + 1);
+    }
     nw[w][to] += 1;
+    totals[w] += static_cast<int>(1 + mix % 2);
     return to;
   }
 
@@ -67,6 +75,8 @@ int main(int argc, char** argv) {
   Sampler sampler;
   const int words = static_cast<int>(tokens.extent(&Token::word));
   sampler.nw = new int*[static_cast<std::size_t>(words)];
+  std::vector<int> totals(static_cast<std::size_t>(words), 7);
+  sampler.totals = totals.data();
   for (int w = 0; w < words; ++w) {
     sampler.nw[w] = new int[kTopics];
     for (int k = 0; k < kTopics; ++k) {
@@ -86,7 +96,7 @@ int main(int argc, char** argv) {
     delete[] sampler.nw[w];
   }
   delete[] sampler.nw;
-  h << total;
+  h << total << totals;
   h.records(tokens);
   h.print();
   return 0;
