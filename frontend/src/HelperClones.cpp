@@ -208,12 +208,54 @@ public:
     }
     return true;
   }
+  bool VisitCXXRecordDecl(CXXRecordDecl* rd) {
+    if (!rd->isLambda() && local_class.empty()) {
+      local_class = rd->getNameAsString();
+    }
+    return true;
+  }
+  // sizeof, alignof, typeid and noexcept of an expression: its names' types, not their values.
+  bool VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr* e) {
+    if (!e->isArgumentType()) {
+      names_in(e->getArgumentExpr(), unevaluated);
+    }
+    return true;
+  }
+  bool VisitCXXTypeidExpr(CXXTypeidExpr* e) {
+    if (!e->isTypeOperand()) {
+      names_in(e->getExprOperand(), unevaluated);
+    }
+    return true;
+  }
+  bool VisitCXXNoexceptExpr(CXXNoexceptExpr* e) {
+    names_in(e->getOperand(), unevaluated);
+    return true;
+  }
   bool shouldVisitImplicitCode() const { return false; }
 
   std::map<std::string, int> local_tokens; ///< declarations and uses of its own names, as written
   std::set<std::string> from_macros;       ///< outside names a macro's expansion uses
+  std::set<std::string> unevaluated;       ///< names in sizeof, alignof, typeid, noexcept
+  std::string local_class;                 ///< the first class the helper defines, if any
 
 private:
+  static void names_in(const Stmt* s, std::set<std::string>& out) {
+    if (s == nullptr) {
+      return;
+    }
+    if (const auto* dre = dyn_cast<DeclRefExpr>(s);
+        dre != nullptr && dre->getDecl()->getIdentifier()) {
+      out.insert(dre->getDecl()->getName().str());
+    }
+    if (const auto* me = dyn_cast<MemberExpr>(s);
+        me != nullptr && me->getMemberDecl()->getIdentifier()) {
+      out.insert(me->getMemberDecl()->getName().str());
+    }
+    for (const Stmt* child : s->children()) {
+      names_in(child, out);
+    }
+  }
+
   void note_use(const ValueDecl* d, SourceLocation at, const std::string& name) {
     if (name.empty()) {
       return;
@@ -372,17 +414,38 @@ std::optional<std::string> clone_name_refusal(ASTContext& ctx, const FunctionDec
       return name + " uses '" + id + "', a macro outside its statements";
     }
   }
+  for (const char* id : {"decltype", "__func__", "__FUNCTION__", "__PRETTY_FUNCTION__"}) {
+    if (all.count(id) != 0) {
+      return name + " uses '" + id + "', which means another thing in a clone";
+    }
+  }
   HelperNames own(helper);
   own.TraverseDecl(const_cast<FunctionDecl*>(helper));
-  std::set<std::string> at_loop = names_declared_in(loop_function);
-  at_loop.insert(names_at_loop.begin(), names_at_loop.end());
-  at_loop.erase(helper->getNameAsString());
-  if (at_loop.count("using") != 0) {
+  if (!own.local_class.empty()) {
+    return name + " defines the class '" + own.local_class +
+           "' (its members could not reach the clone's locals)";
+  }
+  for (const std::string& id : own.unevaluated) {
+    if (shadows.count(id) != 0) {
+      return name + " takes the type or size of '" + id +
+             "', which is another type in a clone (the worker's buffer)";
+    }
+  }
+  const std::set<std::string> in_function = names_declared_in(loop_function);
+  if (in_function.count("using") != 0) {
     return "the function around the loop holds a using-declaration or directive, which " + name +
            "'s clone would see";
   }
+  std::set<std::string> at_loop = in_function;
+  at_loop.insert(names_at_loop.begin(), names_at_loop.end());
+  at_loop.erase(helper->getNameAsString());
+  // A buffered name is meant to reach the buffer's local, unless the function around the loop
+  // declares it too: then the buffered container is that local, not what the helper names.
   const auto taken = [&](const std::string& id) {
-    return shadows.count(id) == 0 && (at_loop.count(id) != 0 || id.rfind("rotor_", 0) == 0);
+    if (shadows.count(id) != 0 && in_function.count(id) == 0) {
+      return false;
+    }
+    return at_loop.count(id) != 0 || id.rfind("rotor_", 0) == 0;
   };
   for (const auto& [id, count] : unqualified) {
     const auto local = own.local_tokens.find(id);

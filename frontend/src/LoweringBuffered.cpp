@@ -126,7 +126,10 @@ void LoopLowering::settle_helper_clones() {
       at_loop.insert(h->getNameAsString()); // a clone must not call another clone
     }
   }
-  const std::set<std::string> shadows(pragma_.buffered.begin(), pragma_.buffered.end());
+  std::set<std::string> shadows; // the containers whose helper uses are by their own name
+  for (const auto& [name, helpers] : clone_candidates_) {
+    shadows.insert(name);
+  }
   std::map<const FunctionDecl*, std::optional<std::string>> verdicts;
   for (const auto& [name, helpers] : clone_candidates_) {
     for (const FunctionDecl* h : helpers) {

@@ -194,6 +194,18 @@ int Model::step(int u, float v) { totals[wrap(u)] += v; return 0; }
 int Model::step(int u, float v) { totals[SLOT(u)] += v; return 0; }
 )"),
        "uses the macro 'SLOT', which the program defines"},
+      {"size of the container", model(decl, call, R"(
+int Model::step(int u, float v) { totals[u % (sizeof(totals) / 8)] += v; return 0; }
+)"),
+       "takes the type or size of 'totals'"},
+      {"local class", model(decl, call, R"(
+int Model::step(int u, float v) { struct Slot { int at; }; totals[Slot{u % 5}.at] += v; return 0; }
+)"),
+       "defines the class 'Slot'"},
+      {"function name", model(decl, call, R"(
+int Model::step(int u, float v) { totals[u % 5] += v; return __func__[0]; }
+)"),
+       "uses '__func__'"},
       {"preprocessor directive", model(decl, call, R"(
 int Model::step(int u, float v) {
 #ifdef NEVER
@@ -216,6 +228,29 @@ TEST(HelperClones, NearestShapesStaySerialWithTheReason) {
     EXPECT_TRUE(has(escapes(r), c.reason)) << c.name << "\n" << escapes(r);
     EXPECT_FALSE(has(r.rewritten, "auto step = [&]")) << c.name;
   }
+}
+
+// The buffered name is the function's own parameter: the helper's `totals` (the member) is another
+// container, which a clone would turn into the parameter's buffer.
+TEST(HelperClones, BufferedLocalNamedLikeTheHelpersMemberStaysSerial) {
+  FileResult r = lower(R"(
+struct Model {
+  std::vector<double> totals = std::vector<double>(5, 0.0);
+  void add(int u) { totals[u % 5] += 1; }
+  void fit(rotor::Dataset<Rating>& ratings, std::vector<double>& totals) {
+#pragma rotor parallel_for buffered(totals)
+    for (const Rating& r : ratings) {
+      totals[r.user % 5] += 1;
+      add(r.user);
+    }
+  }
+};
+)");
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.loops[0].plan.kind, PlanKind::serial) << escapes(r);
+  EXPECT_TRUE(has(escapes(r), "'add' (line 6) uses 'totals', which names another variable"))
+      << escapes(r);
+  EXPECT_FALSE(has(r.rewritten, "auto add = [&]")) << r.rewritten;
 }
 
 TEST(HelperClones, FreeFunctionAndBaseClassHelpersStaySerial) {
