@@ -2,10 +2,12 @@
 // std::vector, a std::array or a T* table listed in buffered(...) is bound like any written
 // container (a DistArray view of its memory), and the plan gives each worker its own buffer of
 // that view. The body's name of the container then stands for the worker's buffer
-// (codegen::BufferedElements), so the loop body itself must name it, by its own name, in every
-// use: a helper, `this->w`, `::w` or an alias would reach the shared container instead, and
-// blocks the loop. Tables of rows (std::vector<std::vector<T>>, T**) and Eigen matrices cannot be
-// buffered: they stay serial with a message that says so.
+// (codegen::BufferedElements), so every use must be that name: `this->w`, `::w` or an alias
+// would reach the shared container instead, and blocks the loop. A member helper the body calls
+// may name it too: the rewriter clones the helper into the body lambda after the buffer's local
+// (HelperClones.h, docs/design/helper-clones.md), where the helper's rules allow. Tables of rows
+// (std::vector<std::vector<T>>, T**) and Eigen matrices cannot be buffered: they stay serial with a
+// message that says so.
 
 #include "HelperClones.h"
 #include "LoweringState.h"
@@ -17,15 +19,21 @@
 namespace rotor::frontend::lowering {
 
 /// Records the first use of container `t` that is not its own name in the loop body: a use in a
-/// helper or lambda the body calls, an explicit `this->w`, a qualified `::w`, or a reference or
-/// pointer that aliases it.
+/// helper or lambda the body calls (for a buffered container, unless the helper can be cloned:
+/// then the helper becomes a clone candidate), an explicit `this->w`, a qualified `::w`, or a
+/// reference or pointer that aliases it.
 void LoopLowering::note_container_naming(const Expr* use, const Target& t, const Frame& f) {
   if (indirect_namings_.count(t.array) != 0) {
     return;
   }
   const Expr* bare_use = use->IgnoreParenImpCasts();
   std::string how;
-  if (&f != body_frame_) {
+  const bool buffered = std::find(pragma_.buffered.begin(), pragma_.buffered.end(), t.array) !=
+                        pragma_.buffered.end();
+  if (&f != body_frame_ && !buffered) {
+    how = "in '" + (f.fn != nullptr ? f.fn->getNameAsString() : std::string("a lambda")) +
+          "', which the loop calls";
+  } else if (&f != body_frame_) {
     const std::optional<std::string> no_clone = clone_refusal(bare_use, t, f);
     if (!no_clone) {
       auto& helpers = clone_candidates_[t.array];

@@ -159,6 +159,10 @@ void Model::inner(int u) { totals[u % 5] += 1; }
 int Model::step(int u, float v) { inner(u); return static_cast<int>(v); }
 )"),
        "'inner' is reached through another function"},
+      {"recursive", model(decl, call, R"(
+int Model::step(int u, float v) { totals[u % 5] += v; return u > 0 ? step(u - 1, v) : 0; }
+)"),
+       "recursive call to 'step'"},
       {"explicit object call", model(decl, "    this->step(r.user, r.value);", kStepDef),
        "is called through an object or a qualified name"},
       {"qualified call", model(decl, "    Model::step(r.user, r.value);", kStepDef),
