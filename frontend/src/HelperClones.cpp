@@ -373,22 +373,18 @@ std::set<std::string> names_declared_in(const FunctionDecl* fn) {
   return v.names;
 }
 
-std::optional<std::string> clone_name_refusal(ASTContext& ctx, const FunctionDecl* helper,
-                                              const FunctionDecl* loop_function,
-                                              const std::set<std::string>& names_at_loop,
-                                              const std::set<std::string>& shadows) {
-  const SourceManager& sm = ctx.getSourceManager();
-  const LangOptions& lo = ctx.getLangOpts();
-  const std::string name = who(helper, sm);
-  const std::optional<CloneParts> parts = clone_parts(helper, sm);
-  if (!parts) {
-    return name + " has its return type, a parameter or its body in a macro";
-  }
-  std::vector<CharSourceRange> ranges = parts->params;
-  ranges.push_back(parts->ret);
-  ranges.push_back(parts->body);
-  std::map<std::string, int> unqualified;
-  std::set<std::string> all;
+namespace {
+
+/// The identifiers of the clone's text (`unqualified`: how often each is looked up unqualified;
+/// `all`: every one), or why the text cannot be copied: a preprocessor directive, a line comment
+/// in the one-line head.
+std::optional<std::string> scan_text(const SourceManager& sm, const LangOptions& lo,
+                                     const CloneParts& parts, const std::string& name,
+                                     std::map<std::string, int>& unqualified,
+                                     std::set<std::string>& all) {
+  std::vector<CharSourceRange> ranges = parts.params;
+  ranges.push_back(parts.ret);
+  ranges.push_back(parts.body);
   for (const CharSourceRange& r : ranges) {
     const std::string s = text(sm, lo, r);
     for (std::size_t at = s.find('#'); at != std::string::npos; at = s.find('#', at + 1)) {
@@ -403,8 +399,22 @@ std::optional<std::string> clone_name_refusal(ASTContext& ctx, const FunctionDec
     }
     raw_identifiers(sm, lo, r, unqualified, all);
   }
+  for (const char* id : {"decltype", "__func__", "__FUNCTION__", "__PRETTY_FUNCTION__"}) {
+    if (all.count(id) != 0) {
+      return name + " uses '" + id + "', which means another thing in a clone";
+    }
+  }
+  return std::nullopt;
+}
+
+/// Why a macro in the helper could expand differently at the loop: one the program defines, or
+/// an identifier of the text that is a macro its statements do not show as a system header's.
+std::optional<std::string> macro_refusal(ASTContext& ctx, const FunctionDecl* helper,
+                                         const std::set<std::string>& all,
+                                         const std::string& name) {
   std::set<std::string> system_macros;
-  if (auto macro = program_macro(helper->getBody(), sm, lo, system_macros)) {
+  if (auto macro = program_macro(helper->getBody(), ctx.getSourceManager(), ctx.getLangOpts(),
+                                 system_macros)) {
     return name + " uses the macro '" + *macro + "', which the program defines";
   }
   for (const std::string& id : all) {
@@ -414,11 +424,18 @@ std::optional<std::string> clone_name_refusal(ASTContext& ctx, const FunctionDec
       return name + " uses '" + id + "', a macro outside its statements";
     }
   }
-  for (const char* id : {"decltype", "__func__", "__FUNCTION__", "__PRETTY_FUNCTION__"}) {
-    if (all.count(id) != 0) {
-      return name + " uses '" + id + "', which means another thing in a clone";
-    }
-  }
+  return std::nullopt;
+}
+
+/// Why a name the helper looks up unqualified would find another entity in the clone: declared
+/// in the function around the loop or bound there (`names_at_loop`), and not only the helper's
+/// own local; also local classes and the type or size of a buffered name.
+std::optional<std::string> lookup_refusal(const FunctionDecl* helper,
+                                          const FunctionDecl* loop_function,
+                                          const std::map<std::string, int>& unqualified,
+                                          const std::set<std::string>& names_at_loop,
+                                          const std::set<std::string>& shadows,
+                                          const std::string& name) {
   HelperNames own(helper);
   own.TraverseDecl(const_cast<FunctionDecl*>(helper));
   if (!own.local_class.empty()) {
@@ -436,16 +453,13 @@ std::optional<std::string> clone_name_refusal(ASTContext& ctx, const FunctionDec
     return "the function around the loop holds a using-declaration or directive, which " + name +
            "'s clone would see";
   }
-  std::set<std::string> at_loop = in_function;
-  at_loop.insert(names_at_loop.begin(), names_at_loop.end());
-  at_loop.erase(helper->getNameAsString());
   // A buffered name is meant to reach the buffer's local, unless the function around the loop
   // declares it too: then the buffered container is that local, not what the helper names.
   const auto taken = [&](const std::string& id) {
-    if (shadows.count(id) != 0 && in_function.count(id) == 0) {
+    if (id == helper->getNameAsString() || (shadows.count(id) != 0 && in_function.count(id) == 0)) {
       return false;
     }
-    return at_loop.count(id) != 0 || id.rfind("rotor_", 0) == 0;
+    return in_function.count(id) != 0 || names_at_loop.count(id) != 0 || id.rfind("rotor_", 0) == 0;
   };
   for (const auto& [id, count] : unqualified) {
     const auto local = own.local_tokens.find(id);
@@ -458,6 +472,32 @@ std::optional<std::string> clone_name_refusal(ASTContext& ctx, const FunctionDec
       return name + " uses '" + id +
              "' (in a macro), which names another variable where the loop is";
     }
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::string> clone_name_refusal(ASTContext& ctx, const FunctionDecl* helper,
+                                              const FunctionDecl* loop_function,
+                                              const std::set<std::string>& names_at_loop,
+                                              const std::set<std::string>& shadows) {
+  const SourceManager& sm = ctx.getSourceManager();
+  const std::string name = who(helper, sm);
+  const std::optional<CloneParts> parts = clone_parts(helper, sm);
+  if (!parts) {
+    return name + " has its return type, a parameter or its body in a macro";
+  }
+  std::map<std::string, int> unqualified;
+  std::set<std::string> all;
+  if (auto no = scan_text(sm, ctx.getLangOpts(), *parts, name, unqualified, all)) {
+    return no;
+  }
+  if (auto no = macro_refusal(ctx, helper, all, name)) {
+    return no;
+  }
+  if (auto no = lookup_refusal(helper, loop_function, unqualified, names_at_loop, shadows, name)) {
+    return no;
   }
   SourceLocation from = lookup_point(helper);
   SourceLocation to = lookup_point(loop_function);
