@@ -1,5 +1,7 @@
 #include "LoopRewriter.h"
 
+#include "HelperClones.h"
+
 #include "rotor/analysis/Format.h"
 
 #include <clang/AST/Decl.h>
@@ -467,6 +469,7 @@ void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
   std::vector<std::string> arrays;
   std::vector<std::string> params;
   std::string tables; // declarations of the body's names of staged tables and buffered containers
+  bool buffers_bound = false;
   for (const auto& a : m.arrays) {
     if (!is_bound(lowered, plan, a.name)) {
       continue;
@@ -495,6 +498,7 @@ void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
       params.push_back("auto& rotor_buffer_" + a.name);
       tables += " auto " + a.name + " = ::rotor::codegen::buffered_elements(rotor_buffer_" +
                 a.name + ", rotor_size_" + a.name + ");";
+      buffers_bound = true;
       continue;
     }
     if (row_vector(lowered, a.name) != nullptr) {
@@ -553,6 +557,11 @@ void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
   // reference for any other compiler, as every other body (DeviceLoop.h).
   head << indent << (device ? "    [ROTOR_DEVICE_CAPTURE] ROTOR_DEVICE_LAMBDA (" : "    [&](")
        << join(params) << ")" << (returns_bool ? " -> bool" : "") << " {" << prologue << tables;
+  if (buffers_bound && !device) { // helpers that use a buffered container, after its local
+    for (const FunctionDecl* helper : lowered.clones) {
+      head << clone_text(sm, lo, helper, lowered.libc_calls, file);
+    }
+  }
   for (const std::string& unused : lowered.unused_in_body) {
     head << " (void)" << unused << ";";
   }

@@ -1291,6 +1291,7 @@ LoweredLoop LoopLowering::run() {
   }
   settle_outer_references();
   block_unsafe_leftovers();
+  settle_helper_clones();
   settle_containers();
   check_derived_keys();
   check_ragged_bound();

@@ -105,6 +105,9 @@ struct LoweredLoop {
     std::string note;
   };
   std::vector<ColumnCheck> column_checks;
+  /// Helpers the body calls that use a buffered container: cloned into the body lambda after
+  /// the buffers' locals, under their own name (HelperClones.h, docs/design/helper-clones.md).
+  std::vector<const clang::FunctionDecl*> clones;
   bool failed = false; ///< an error diagnostic was produced
 };
 

@@ -2,30 +2,51 @@
 // std::vector, a std::array or a T* table listed in buffered(...) is bound like any written
 // container (a DistArray view of its memory), and the plan gives each worker its own buffer of
 // that view. The body's name of the container then stands for the worker's buffer
-// (codegen::BufferedElements), so the loop body itself must name it, by its own name, in every
-// use: a helper, `this->w`, `::w` or an alias would reach the shared container instead, and
-// blocks the loop. Tables of rows (std::vector<std::vector<T>>, T**) and Eigen matrices cannot be
-// buffered: they stay serial with a message that says so.
+// (codegen::BufferedElements), so every use must be that name: `this->w`, `::w` or an alias
+// would reach the shared container instead, and blocks the loop. A member helper the body calls
+// may name it too: the rewriter clones the helper into the body lambda after the buffer's local
+// (HelperClones.h, docs/design/helper-clones.md), where the helper's rules allow. Tables of rows
+// (std::vector<std::vector<T>>, T**) and Eigen matrices cannot be buffered: they stay serial with a
+// message that says so.
 
+#include "HelperClones.h"
 #include "LoweringState.h"
 #include "rotor/analysis/Format.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace rotor::frontend::lowering {
 
 /// Records the first use of container `t` that is not its own name in the loop body: a use in a
-/// helper or lambda the body calls, an explicit `this->w`, a qualified `::w`, or a reference or
-/// pointer that aliases it.
+/// helper or lambda the body calls (for a buffered container, unless the helper can be cloned:
+/// then the helper becomes a clone candidate), an explicit `this->w`, a qualified `::w`, or a
+/// reference or pointer that aliases it.
 void LoopLowering::note_container_naming(const Expr* use, const Target& t, const Frame& f) {
   if (indirect_namings_.count(t.array) != 0) {
     return;
   }
   const Expr* bare_use = use->IgnoreParenImpCasts();
   std::string how;
-  if (&f != body_frame_) {
+  const bool buffered = std::find(pragma_.buffered.begin(), pragma_.buffered.end(), t.array) !=
+                        pragma_.buffered.end();
+  if (&f != body_frame_ && !buffered) {
     how = "in '" + (f.fn != nullptr ? f.fn->getNameAsString() : std::string("a lambda")) +
           "', which the loop calls";
+  } else if (&f != body_frame_) {
+    const std::optional<std::string> no_clone = clone_refusal(bare_use, t, f);
+    if (!no_clone) {
+      auto& helpers = clone_candidates_[t.array];
+      if (std::find(helpers.begin(), helpers.end(), f.fn) == helpers.end()) {
+        helpers.push_back(f.fn);
+      }
+      return;
+    }
+    how = "in '" + (f.fn != nullptr ? f.fn->getNameAsString() : std::string("a lambda")) +
+          "', which the loop calls (" + text_of(use) + "), and Rotor cannot clone it into the " +
+          "loop: " + *no_clone;
+    indirect_namings_.emplace(t.array, std::make_pair(how, use->getBeginLoc()));
+    return;
   } else if (const auto* me = dyn_cast<MemberExpr>(bare_use)) {
     if (!me->isImplicitAccess()) {
       how = "through an explicit object";
@@ -42,6 +63,97 @@ void LoopLowering::note_container_naming(const Expr* use, const Target& t, const
   if (!how.empty()) {
     indirect_namings_.emplace(t.array,
                               std::make_pair(how + " (" + text_of(use) + ")", use->getBeginLoc()));
+  }
+}
+
+/// Why helper frame `f`'s use `bare_use` of container `t` cannot reach the worker's buffer through
+/// a clone of the helper in the loop (docs/design/helper-clones.md); nothing when it can, as far as
+/// the helper's shape and the call tell (settle_helper_clones judges the names).
+std::optional<std::string> LoopLowering::clone_refusal(const Expr* bare_use, const Target& t,
+                                                       const Frame& f) const {
+  if (f.fn == nullptr) {
+    return std::string("it is not a function");
+  }
+  const std::string name = "'" + f.fn->getNameAsString() + "'";
+  if (f.caller != body_frame_) {
+    return name + " is reached through another function (only the helpers the loop body calls "
+                  "itself are cloned)";
+  }
+  if (pragma_.gpu) {
+    return std::string("the loop runs on the device");
+  }
+  const auto* me = dyn_cast<MemberExpr>(bare_use);
+  const auto* dre = dyn_cast<DeclRefExpr>(bare_use);
+  const bool own_name = (me != nullptr && me->isImplicitAccess() && !me->hasQualifier() &&
+                         me->getMemberDecl() == t.decl) ||
+                        (dre != nullptr && !dre->hasQualifier() && dre->getDecl() == t.decl);
+  if (t.decl == nullptr || !own_name) {
+    return name + " names it other than by its own name";
+  }
+  return clone_shape_refusal(ctx_, f.fn, f.call, enclosing_method_);
+}
+
+/// The names the rewriter declares in the body lambda before the clones: the loop's variables,
+/// per-worker copies, reductions, and the arrays and staged tables bound under their own name.
+std::set<std::string> LoopLowering::names_bound_at_loop() const {
+  std::set<std::string> names;
+  for (const std::string& p : pragma_.privates) {
+    if (libc_privates_.count(p) == 0) { // libc's generators: calls rewritten, no local
+      names.insert(p);
+    }
+  }
+  if (loop_var_ != nullptr) {
+    names.insert(loop_var_->getNameAsString());
+  }
+  names.insert(out_.ragged_index);
+  names.insert(out_.bindings.begin(), out_.bindings.end());
+  for (const ValueDecl* p : privates_) {
+    names.insert(p->getNameAsString());
+  }
+  for (const VarDecl* r : reduction_order_) {
+    names.insert(r->getNameAsString());
+  }
+  for (const analysis::ArrayDecl& a : out_.model.arrays) {
+    if (row_expressions_.count(a.name) == 0 || tables_.count(a.name) != 0) {
+      names.insert(a.name);
+    }
+  }
+  return names;
+}
+
+/// Judges the names each candidate clone looks up at the loop (clone_name_refusal): a refused
+/// helper blocks buffering the containers it uses; the others become LoweredLoop::clones.
+void LoopLowering::settle_helper_clones() {
+  if (clone_candidates_.empty()) {
+    return;
+  }
+  const FunctionDecl* loop_function = enclosing_method_;
+  std::set<std::string> at_loop = names_bound_at_loop();
+  for (const auto& [name, helpers] : clone_candidates_) {
+    for (const FunctionDecl* h : helpers) {
+      at_loop.insert(h->getNameAsString()); // a clone must not call another clone
+    }
+  }
+  std::set<std::string> shadows; // the containers whose helper uses are by their own name
+  for (const auto& [name, helpers] : clone_candidates_) {
+    shadows.insert(name);
+  }
+  std::map<const FunctionDecl*, std::optional<std::string>> verdicts;
+  for (const auto& [name, helpers] : clone_candidates_) {
+    for (const FunctionDecl* h : helpers) {
+      if (verdicts.count(h) == 0) {
+        verdicts[h] = clone_name_refusal(ctx_, h, loop_function, at_loop, shadows);
+      }
+      if (const auto& no = verdicts[h]) {
+        indirect_namings_.emplace(name, std::make_pair("in '" + h->getNameAsString() +
+                                                           "', which the loop calls, and Rotor "
+                                                           "cannot clone it into the loop: " +
+                                                           *no,
+                                                       h->getLocation()));
+      } else if (std::find(out_.clones.begin(), out_.clones.end(), h) == out_.clones.end()) {
+        out_.clones.push_back(h);
+      }
+    }
   }
 }
 

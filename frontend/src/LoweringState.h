@@ -318,6 +318,10 @@ private:
     std::string fix;
   };
   void note_container_naming(const Expr* use, const Target& t, const Frame& f);
+  std::optional<std::string> clone_refusal(const Expr* bare_use, const Target& t,
+                                           const Frame& f) const;
+  std::set<std::string> names_bound_at_loop() const;
+  void settle_helper_clones();
   std::optional<Refusal> why_not_buffered(const std::string& name) const;
   void buffered_container(const std::string& name, const std::string& expression,
                           LoweredLoop::RowVector& rv);
@@ -463,6 +467,9 @@ private:
   /// subscript that is not a row of their stride (their buffer is then rows of one element).
   std::map<std::string, std::pair<std::string, SourceLocation>> indirect_namings_;
   std::set<std::string> irregular_rows_;
+  /// Helpers the body calls that use a buffered container by its own name: cloned into the loop
+  /// when settle_helper_clones accepts them (HelperClones.h), by container.
+  std::map<std::string, std::vector<const FunctionDecl*>> clone_candidates_;
   std::set<std::string> read_only_containers_; ///< plain containers the loop only reads
   /// Each container's declaration (nullptr: not known), element type and first use.
   struct ContainerIdentity {
