@@ -284,7 +284,8 @@ constexpr bool
 /// The only per-loop code: calls the body on `count` elements with the slot's objects, cast back
 /// to their types once per cell. The record loop is compiled as one function with the body
 /// inlined (`flatten`), the reductions in locals (LocalPartials) and the flush check only where
-/// buffered arrays flush mid-loop, so that it costs what the serial loop costs.
+/// buffered arrays flush mid-loop: closer to the serial loop's cost, not equal to it (captured
+/// scalars are still reloaded through the closure; docs/performance.md, issue 19).
 /// With sparse worker buffers (`Capable` non-empty and LoopFrame::sparse()) the marked arrays are
 /// cast to SparseBuffer: the body is instantiated once per kind of buffer.
 template <class Body, class ArraysTuple, class ReductionsTuple, class Capable> struct BodyLoop;
