@@ -76,5 +76,44 @@ TEST(Reduction, IntegerSumsAndAccumulatorsEqualSerial) {
   EXPECT_EQ(total.value(), 1500.0);
 }
 
+// The record loop keeps the partials in locals and writes them back when it ends: also when
+// the body stops the loop (`break`) and when a mutable body keeps state across records.
+TEST(Reduction, PartialsKeptWhenTheBodyStops) {
+  auto records = make_ratings(800, 20, 10, 9);
+  Dataset<Rating> ratings(records);
+  auto s = spec(Kind::serial, {}, {});
+  s.reason = "test";
+  std::tuple<> no_arrays;
+  std::int64_t count = 3;
+  double sum = 0.5;
+  std::int64_t calls = 0;
+  codegen::run_loop(
+      s, ratings, codegen::keys(&Rating::user, &Rating::item), no_arrays, std::tie(count, sum),
+      [seen = std::int64_t{0}, &calls](const Rating& r, auto& count, auto& sum) mutable {
+        calls = ++seen; // a mutable body: the loop calls it, not a copy
+        if (r.value >= 5.0f) {
+          return false; // stops at the first 5-star rating, like `break`
+        }
+        ++count;
+        sum += r.value;
+        return true;
+      });
+  std::int64_t serial_count = 3;
+  double serial_sum = 0.5;
+  std::int64_t serial_calls = 0;
+  for (const Rating& r : records) {
+    ++serial_calls;
+    if (r.value >= 5.0f) {
+      break;
+    }
+    ++serial_count;
+    serial_sum += r.value;
+  }
+  ASSERT_LT(serial_calls, static_cast<std::int64_t>(records.size())); // the body did stop
+  EXPECT_EQ(count, serial_count);
+  EXPECT_EQ(sum, serial_sum);
+  EXPECT_EQ(calls, serial_calls);
+}
+
 } // namespace
 } // namespace rotor::test

@@ -249,8 +249,43 @@ template <class R> void add_reduction(LoopFrame& frame, R& r) {
   frame.add_reduction(&r, &ReductionOpsFor<R>::ops);
 }
 
+/// The slot's reduction partials `R...` (at `slots`) copied into locals for one record loop and
+/// written back when it ends (returns or throws): the body adds to a value the compiler can keep
+/// in a register, where the slot's memory would be reloaded after every vector store (GCC's
+/// vector types may alias anything).
+template <class... R> class LocalPartials {
+public:
+  explicit LocalPartials(void* const* slots)
+      : slots_(slots), values_(load(std::index_sequence_for<R...>{})) {}
+  ~LocalPartials() { store(std::index_sequence_for<R...>{}); }
+  LocalPartials(const LocalPartials&) = delete;
+  LocalPartials& operator=(const LocalPartials&) = delete;
+  std::tuple<R...>& values() { return values_; }
+
+private:
+  template <std::size_t... J> std::tuple<R...> load(std::index_sequence<J...>) const {
+    return std::tuple<R...>(*static_cast<const R*>(slots_[J])...);
+  }
+  template <std::size_t... J> void store(std::index_sequence<J...>) {
+    ((*static_cast<R*>(slots_[J]) = std::get<J>(values_)), ...);
+  }
+  void* const* slots_;
+  std::tuple<R...> values_;
+};
+
+/// The body the record loop calls: a local copy where copying cannot change what it does (a
+/// trivially copyable closure whose call operator is const, as rotor-cc's `[&]` bodies are), so
+/// that its captured pointers stay in registers; else the body itself.
+template <class Body, class Element, class... Objects>
+constexpr bool
+    copy_body_v = std::is_trivially_copyable_v<Body> &&
+                  sizeof(Body) <= 256 && std::is_invocable_v<const Body&, Element, Objects&...>;
+
 /// The only per-loop code: calls the body on `count` elements with the slot's objects, cast back
-/// to their types once per cell (the record loop itself is a plain inlined loop).
+/// to their types once per cell. The record loop is compiled as one function with the body
+/// inlined (`flatten`), the reductions in locals (LocalPartials) and the flush check only where
+/// buffered arrays flush mid-loop: closer to the serial loop's cost, not equal to it (captured
+/// scalars are still reloaded through the closure; docs/performance.md, issue 19).
 /// With sparse worker buffers (`Capable` non-empty and LoopFrame::sparse()) the marked arrays are
 /// cast to SparseBuffer: the body is instantiated once per kind of buffer.
 template <class Body, class ArraysTuple, class ReductionsTuple, class Capable> struct BodyLoop;
@@ -276,31 +311,55 @@ private:
   static bool with_objects(Body& body, const LoopFrame& frame, int slot, FlushTrigger* flusher,
                            std::size_t count, ElementFn& element) {
     return cast_objects(body, frame, frame.arrays(slot), frame.reductions(slot), slot, flusher,
-                        count, element, std::index_sequence_for<Arrays...>{},
-                        std::index_sequence_for<Reductions...>{});
+                        count, element, std::index_sequence_for<Arrays...>{});
   }
-  template <class ElementFn, std::size_t... I, std::size_t... J>
+  template <class ElementFn, std::size_t... I>
   static bool cast_objects(Body& body, const LoopFrame& frame, void* const* a, void* const* r,
                            int slot, FlushTrigger* flusher, std::size_t count, ElementFn& element,
-                           std::index_sequence<I...>, std::index_sequence<J...>) {
-    (void)a, (void)r, (void)frame;
+                           std::index_sequence<I...>) {
+    (void)a, (void)frame;
     if constexpr (!std::is_same_v<Capable, codegen::SparseCapable<>>) {
       if (frame.sparse()) {
-        return loop(body, slot, flusher, count, element,
-                    *static_cast<typename SlotObject<I, Arrays, Capable>::type*>(a[I])...,
-                    *static_cast<std::remove_reference_t<Reductions>*>(r[J])...);
+        return with_partials(body, slot, flusher, count, element, r,
+                             *static_cast<typename SlotObject<I, Arrays, Capable>::type*>(a[I])...);
       }
     }
-    return loop(body, slot, flusher, count, element, *static_cast<Arrays*>(a[I])...,
-                *static_cast<std::remove_reference_t<Reductions>*>(r[J])...);
+    return with_partials(body, slot, flusher, count, element, r, *static_cast<Arrays*>(a[I])...);
   }
-  template <class ElementFn, class... Objects>
-  static bool loop(Body& body, int slot, FlushTrigger* flusher, std::size_t count,
-                   ElementFn& element, Objects&... objects) {
+  /// Everything the record loop calls is inlined here (flatten): the body, the element access.
+  template <class ElementFn, class... ArrayObjects>
+  __attribute__((flatten)) static bool with_partials(Body& body, int slot, FlushTrigger* flusher,
+                                                     std::size_t count, const ElementFn& element,
+                                                     void* const* r, ArrayObjects&... arrays) {
+    LocalPartials<std::remove_reference_t<Reductions>...> partials(r);
+    return std::apply(
+        [&](auto&... reductions) {
+          using Element = decltype(element(std::size_t{0}));
+          if constexpr (copy_body_v<Body, Element, ArrayObjects..., decltype(reductions)...>) {
+            const Body local = body;
+            return loop(local, slot, flusher, count, element, arrays..., reductions...);
+          } else {
+            return loop(body, slot, flusher, count, element, arrays..., reductions...);
+          }
+        },
+        partials.values());
+  }
+  template <class B, class ElementFn, class... Objects>
+  static bool loop(B& body, int slot, FlushTrigger* flusher, std::size_t count,
+                   const ElementFn& element, Objects&... objects) {
+    if (flusher == nullptr) {
+      return records<false>(body, slot, flusher, count, element, objects...);
+    }
+    return records<true>(body, slot, flusher, count, element, objects...);
+  }
+  template <bool Flushes, class B, class ElementFn, class... Objects>
+  static bool records(B& body, int slot, FlushTrigger* flusher, std::size_t count,
+                      const ElementFn& element, Objects&... objects) {
     WorkerBeat beat(slot);         // progress for the watchdog (--rotor-timeout)
     WorkerSlotScope in_slot(slot); // per-worker copies (Private.h)
+    const ElementFn at = element;  // a local: its captures stay in registers
     for (std::size_t k = 0; k < count; ++k) {
-      decltype(auto) e = element(k);
+      decltype(auto) e = at(k);
       using Result = decltype(body(e, objects...));
       if constexpr (std::is_same_v<Result, bool>) {
         if (!body(e, objects...)) {
@@ -310,7 +369,7 @@ private:
         body(e, objects...);
       }
       beat.tick();
-      if (flusher != nullptr) {
+      if constexpr (Flushes) {
         flusher->after_record(slot);
       }
     }

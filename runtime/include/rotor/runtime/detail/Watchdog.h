@@ -33,7 +33,8 @@ WorkerProgress& worker_progress(int slot);
 /// Marks a worker slot as running loop bodies for its lifetime; tick() after every record.
 class WorkerBeat {
 public:
-  explicit WorkerBeat(int slot) : p_(worker_progress(slot)) {
+  explicit WorkerBeat(int slot)
+      : p_(worker_progress(slot)), ticks_(p_.ticks.load(std::memory_order_relaxed)) {
     p_.busy.store(1, std::memory_order_relaxed);
     tick();
   }
@@ -43,13 +44,12 @@ public:
   }
   WorkerBeat(const WorkerBeat&) = delete;
   WorkerBeat& operator=(const WorkerBeat&) = delete;
-  /// Only this worker writes its slot: a plain relaxed load and store, no atomic read-modify-write.
-  void tick() {
-    p_.ticks.store(p_.ticks.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  }
+  /// Only this worker writes its slot: one relaxed store of its own count, no read-modify-write.
+  void tick() { p_.ticks.store(++ticks_, std::memory_order_relaxed); }
 
 private:
   WorkerProgress& p_;
+  std::uint64_t ticks_; ///< p_.ticks as this worker last stored it
 };
 
 /// Progress of the thread that drives communication (a message or collective completed).
