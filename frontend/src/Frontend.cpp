@@ -303,9 +303,9 @@ private:
       const std::string column =
           Lexer::getSourceText(CharSourceRange::getTokenRange(c.column), sm, rw.getLangOpts())
               .str();
-      rw.ReplaceText(CharSourceRange::getTokenRange(c.column),
-                     "::rotor::codegen::checked_column(" + c.table + ", " + column + ", " +
-                         quoted(c.where) + ")");
+      rw.ReplaceText(CharSourceRange::getTokenRange(c.column), "::rotor::codegen::checked_column(" +
+                                                                   c.table + ", " + column + ", " +
+                                                                   quoted(c.where) + ")");
     }
   }
 

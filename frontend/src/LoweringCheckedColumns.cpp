@@ -85,11 +85,10 @@ void LoopLowering::emit_column_checks(const std::string& name, const PointerTabl
   for (const PointerTable::CheckedColumn& c : table.checked) {
     const analysis::SourceLoc at = loc_of(c.at);
     const std::string line = at.file + ":" + std::to_string(at.line);
-    out_.column_checks.push_back({c.column, c.table, line + ": " + c.text,
-                                  "column of '" + c.text + "' (" + line +
-                                      ") checked at run time against the row length " +
-                                      length_text + " of '" + name +
-                                      "': it has no bound before the loop"});
+    out_.column_checks.push_back(
+        {c.column, c.table, line + ": " + c.text,
+         "column of '" + c.text + "' (" + line + ") checked at run time against the row length " +
+             length_text + " of '" + name + "': it has no bound before the loop"});
   }
 }
 

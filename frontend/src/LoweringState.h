@@ -459,8 +459,7 @@ private:
                            const ArraySubscriptExpr* element, const Sym& r);
   std::optional<std::pair<std::string, SourceLocation>>
   why_columns_unchecked(const PointerTable& table, const Offset& length) const;
-  void emit_column_checks(const std::string& name, const PointerTable& table,
-                          const Offset& length);
+  void emit_column_checks(const std::string& name, const PointerTable& table, const Offset& length);
   std::map<std::string, std::pair<std::string, SourceLocation>> container_misuse_;
   /// Buffered containers (LoweringBuffered.cpp): each container's first use that is not its own
   /// name in the loop body (a helper, `this->w`, `::w`, an alias), and the containers with a

@@ -251,7 +251,8 @@ struct S {
                   "column of 'm[i][j]' (t.cpp:18) checked at run time against the row length K "
                   "of 'this->p->m'"))
       << r.loops[0].checked_columns[0];
-  EXPECT_TRUE(has(r.rewritten, "m[i][::rotor::codegen::checked_column(m, j, \"t.cpp:18: m[i][j]\")]"))
+  EXPECT_TRUE(
+      has(r.rewritten, "m[i][::rotor::codegen::checked_column(m, j, \"t.cpp:18: m[i][j]\")]"))
       << r.rewritten;
   EXPECT_TRUE(has(r.rewritten, "stage_object_table"));
 }

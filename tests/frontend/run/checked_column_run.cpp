@@ -18,9 +18,7 @@ struct Counts {
   int** nw = nullptr;
   int K = 4;
 
-  void add(int w, int to) {
-    nw[w][to] += 1;
-  }
+  void add(int w, int to) { nw[w][to] += 1; }
 
   void sweep(rotor::Dataset<Token>& tokens) {
 #pragma rotor parallel_for

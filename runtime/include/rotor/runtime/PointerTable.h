@@ -145,9 +145,10 @@ public:
     auto& live = detail::live_pointer_tables();
     live.erase(std::remove(live.begin(), live.end(), &live_), live.end());
     auto& checked = detail::checked_tables_value;
-    checked.erase(std::remove_if(checked.begin(), checked.end(),
-                                 [this](const detail::CheckedTable& c) { return c.table == table_; }),
-                  checked.end());
+    checked.erase(
+        std::remove_if(checked.begin(), checked.end(),
+                       [this](const detail::CheckedTable& c) { return c.table == table_; }),
+        checked.end());
     if (live_.in_place) {
       return; // the body wrote the table itself (a swapped table got its rows back then)
     }
