@@ -48,7 +48,7 @@ void conditional(rotor::Dataset<Rating>& ratings, double* user_bias) {
           /*fields*/ {}, /*matrix*/ {}, /*base*/ ::rotor::codegen::Kind::serial,
           /*ordered*/ false, /*writes_records*/ false, ::rotor::codegen::Device::cpu,
           /*arrays*/ {},
-          /*reductions*/ {}, /*reason*/ "the loop body has a plain container Rotor cannot use as a parameter array (the extent of 'user_bias' (a T* table) cannot be bounded: 'user_bias[r.user]' is not made in every iteration (it is under a condition, in an inner loop other than its column loop, in a helper called so, or the body or helper can end early)) at pointer_tables.cpp:29:7", /*may_throw*/ false},
+          /*reductions*/ {}, /*reason*/ "the loop body has a plain container Rotor cannot use as a parameter array (the extent of 'user_bias' (a T* table) cannot be bounded: 'user_bias[r.user]' is not made in every iteration (it is under a condition, in an inner loop other than its column loop, in a helper called so, or the body or helper can end early), and no access made in every iteration covers its row) at pointer_tables.cpp:29:7", /*may_throw*/ false},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
       std::tie(), std::tie(),
       [&](const Rating& r) {
