@@ -12,8 +12,6 @@
 #include "LoweringState.h"
 #include "rotor/analysis/Format.h"
 
-#include <algorithm>
-
 namespace rotor::frontend::lowering {
 
 namespace {
@@ -64,11 +62,7 @@ LoopLowering::why_columns_unchecked(const PointerTable& table, const Offset& len
                                 "every iteration)",
                             c.at);
     }
-    const bool whole_row = std::any_of(table.rows.begin(), table.rows.end(), [&](const auto& o) {
-      return o.row.kind == c.row.kind && o.row.field == c.row.field &&
-             o.row.offset == c.row.offset && o.reach == length;
-    });
-    if (!whole_row) {
+    if (!table.proves_whole(c.row, length)) {
       return std::make_pair("the column of '" + c.text +
                                 "' has no bound, and no access made in every iteration reaches "
                                 "the last element of the same row",

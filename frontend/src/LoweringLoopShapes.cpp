@@ -437,25 +437,16 @@ namespace {
 /// Every use of `param` in `body` only reads its value (under an lvalue-to-rvalue conversion).
 bool only_read(const ParmVarDecl* param, const Stmt* body) {
   const ParentMap parents(const_cast<Stmt*>(body));
-  std::vector<const Stmt*> work{body};
-  while (!work.empty()) {
-    const Stmt* s = work.back();
-    work.pop_back();
-    for (const Stmt* c : s->children()) {
-      if (c != nullptr) {
-        work.push_back(c);
-      }
-    }
+  bool read_only = true;
+  visit_statements(body, [&](const Stmt* s) {
     const auto* dre = dyn_cast<DeclRefExpr>(s);
     if (dre == nullptr || dre->getDecl() != param) {
-      continue;
+      return;
     }
     const auto* load = dyn_cast_or_null<ImplicitCastExpr>(parents.getParent(dre));
-    if (load == nullptr || load->getCastKind() != CK_LValueToRValue) {
-      return false;
-    }
-  }
-  return true;
+    read_only = read_only && load != nullptr && load->getCastKind() == CK_LValueToRValue;
+  });
+  return read_only;
 }
 
 } // namespace

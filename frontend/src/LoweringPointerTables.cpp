@@ -362,11 +362,7 @@ std::string LoopLowering::pointer_table_view(const std::string& name,
     }
     // Some access to the same row must reach its last element (`p[row * K + j]` in 'for (j = 0;
     // j < K; ++j)', or the constant column K - 1): that proves the whole row is the program's.
-    const bool whole_row = std::any_of(table.rows.begin(), table.rows.end(), [&](const auto& o) {
-      return o.row.kind == r.row.kind && o.row.field == r.row.field &&
-             o.row.offset == r.row.offset && o.reach == length;
-    });
-    if (!whole_row) {
+    if (!table.proves_whole(r.row, length)) {
       return unbounded("no access to the row of '" + r.text +
                            "' reaches the row's last element ('p[row * K + j]' with j the counter "
                            "of 'for (j = 0; j < K; ++j)', or the constant K - 1)",
@@ -377,11 +373,7 @@ std::string LoopLowering::pointer_table_view(const std::string& name,
     }
   }
   for (const PointerRow& c : table.conditional) {
-    const bool covered = std::any_of(table.rows.begin(), table.rows.end(), [&](const auto& o) {
-      return o.row.kind == c.row.kind && o.row.field == c.row.field &&
-             o.row.offset == c.row.offset && o.reach == length && c.reach == length;
-    });
-    if (!covered) {
+    if (c.reach != length || !table.proves_whole(c.row, length)) {
       return unbounded("'" + c.text +
                            "' is not made in every iteration (it is under a condition, in an inner "
                            "loop other than its column loop, in a helper called so, or the body or "

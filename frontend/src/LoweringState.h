@@ -11,6 +11,7 @@
 #include <clang/AST/ParentMap.h>
 #include <clang/Lex/Lexer.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
@@ -453,6 +454,14 @@ private:
       std::string table; ///< the table's expression at the access (`nw`, `this->nw`)
     };
     std::vector<CheckedColumn> checked;
+    /// Does an access made in every iteration name `row` and reach its last element (`length`),
+    /// proving the whole row is the program's?
+    bool proves_whole(const Sym& row, const Offset& length) const {
+      return std::any_of(rows.begin(), rows.end(), [&](const PointerRow& o) {
+        return o.row.kind == row.kind && o.row.field == row.field && o.row.offset == row.offset &&
+               o.reach == length;
+      });
+    }
   };
   std::map<std::string, PointerTable> pointer_tables_;
   bool note_checked_column(PointerTable& table, const ArraySubscriptExpr* row,
