@@ -78,7 +78,8 @@ std::string reach_text(const Sym& row, const std::string& range, const std::stri
 
 /// True when `child` runs whenever its parent `p` does (on the way up from an access): not a
 /// branch of `?:` or `if`, the right side of `&&` / `||`, a lambda, or a loop other than the
-/// body of `column_loop` (which runs whenever the row is not empty).
+/// body of `column_loop` (which runs whenever the row is not empty, for every column when nothing
+/// in its body can end a pass early).
 bool unconditional_step(const Stmt* p, const Stmt* child, const ForStmt* column_loop) {
   if (const auto* co = dyn_cast<AbstractConditionalOperator>(p)) {
     return child == co->getCond();
@@ -90,7 +91,9 @@ bool unconditional_step(const Stmt* p, const Stmt* child, const ForStmt* column_
     return child == is->getCond() || child == is->getInit();
   }
   if (const auto* fs = dyn_cast<ForStmt>(p)) {
-    return fs == column_loop && child == fs->getBody();
+    // Every k of the column loop reaches the access only when nothing in its body ends a pass
+    // (or the loop) early: a `break` / `continue` / `return` there proves no row length.
+    return fs == column_loop && child == fs->getBody() && !may_leave_early(fs->getBody());
   }
   if (isa<LambdaExpr>(p)) {
     return false;

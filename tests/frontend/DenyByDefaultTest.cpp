@@ -155,6 +155,23 @@ struct M { int** nw = nullptr;
     for (const Rating& r : d) { nw[r.user][r.item]++; }
   } };)",
      "the column of 'nw[r.user][r.item]' has no bound, and no access proves the row length"},
+    {"column_loop_breaks", R"(
+struct M { int** nw = nullptr; int K = 4;
+  void train(Data& d) {
+#pragma rotor parallel_for
+    for (const Rating& r : d) {
+      for (int k = 0; k < K; ++k) { nw[r.user][k] += 1; if (nw[r.user][k] > 9) break; }
+    }
+  } };)",
+     "the extent of 'nw' (a T** table) cannot be bounded"}, // k may stop short of K
+    {"helper_column_loop_continues", R"(
+struct M { int** nw = nullptr; int K = 4;
+  void bump(int u) { for (int k = 0; k < K; ++k) { if (k % 2 == 1) continue; nw[u][k] += 1; } }
+  void train(Data& d) {
+#pragma rotor parallel_for
+    for (const Rating& r : d) { bump(r.user); }
+  } };)",
+     "the extent of 'nw' (a T** table) cannot be bounded"}, // odd columns never touched
     {"helper_through_this", R"(
 struct M { std::vector<int> counts;
   void bump(int u) { counts[u] += 1; }
