@@ -20,12 +20,15 @@
 #include "Validate.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 
 namespace rotor::detail {
@@ -33,6 +36,14 @@ namespace rotor::detail {
 LoopFrame::LoopFrame() = default;
 
 void column_outside_row(const char* where, long long column, std::int64_t width) {
+  // Workers of one loop can reach bad columns at once: the first reports and aborts, the others
+  // wait for that abort, so the report is printed once.
+  static std::atomic<bool> reported{false};
+  if (reported.exchange(true)) {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+  }
   std::fprintf(stderr,
                "rotor: %s: column %lld is outside the %lld elements of each row Rotor staged for "
                "this loop (the row length the loop's other accesses prove); the program stops "
