@@ -1,5 +1,6 @@
 #include "LoopRewriter.h"
 
+#include "CopiedScalars.h"
 #include "HelperClones.h"
 
 #include "rotor/analysis/Format.h"
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <sstream>
 
 namespace rotor::frontend {
@@ -374,6 +376,29 @@ std::string vector_loop_prologue(const LoopSite& loop, const SourceManager& sm,
          " = rotor_range[rotor_iteration.at];";
 }
 
+/// The host body's capture list: by reference, except the read-only arithmetic locals
+/// CopiedScalars.h proves a copy may stand for (`&, lr, reg`), which then stay in registers.
+std::string host_captures(const LoweredLoop& lowered, const analysis::Plan& plan,
+                          const LoopSite& loop) {
+  std::set<std::string> bound(lowered.reductions.begin(), lowered.reductions.end());
+  bound.insert(lowered.bindings.begin(), lowered.bindings.end());
+  bound.insert(lowered.unused_in_body.begin(), lowered.unused_in_body.end());
+  for (const auto& a : lowered.model.arrays) {
+    bound.insert(a.name);
+  }
+  for (const LoweredLoop::PrivateBinding& v : lowered.privates) {
+    bound.insert(v.name);
+  }
+  if (loop.var != nullptr) {
+    bound.insert(loop.var->getNameAsString());
+  }
+  std::string captures = "&";
+  for (const VarDecl* v : copied_scalars(loop, bound, plan.kind != analysis::PlanKind::serial)) {
+    captures += ", " + v->getNameAsString();
+  }
+  return captures;
+}
+
 } // namespace
 
 bool runs_as_written(const LoweredLoop& lowered, const analysis::Plan& plan) {
@@ -555,7 +580,9 @@ void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
   }
   // A device body captures by value under nvcc (a GPU cannot reach the host stack), by
   // reference for any other compiler, as every other body (DeviceLoop.h).
-  head << indent << (device ? "    [ROTOR_DEVICE_CAPTURE] ROTOR_DEVICE_LAMBDA (" : "    [&](")
+  head << indent
+       << (device ? "    [ROTOR_DEVICE_CAPTURE] ROTOR_DEVICE_LAMBDA ("
+                  : "    [" + host_captures(lowered, plan, loop) + "](")
        << join(params) << ")" << (returns_bool ? " -> bool" : "") << " {" << prologue << tables;
   if (buffers_bound && !device) { // helpers that use a buffered container, after its local
     for (const FunctionDecl* helper : lowered.clones) {

@@ -62,7 +62,7 @@ TEST(Lowering, MatrixFactorization) {
   EXPECT_TRUE(m.escapes.empty());
   EXPECT_TRUE(r.changed);
   EXPECT_NE(r.rewritten.find("::rotor::codegen::run_loop("), std::string::npos);
-  EXPECT_NE(r.rewritten.find("[&](const Rating& r, auto& W, auto& H, auto& loss) {"),
+  EXPECT_NE(r.rewritten.find("[&, lr](const Rating& r, auto& W, auto& H, auto& loss) {"),
             std::string::npos);
   EXPECT_NE(r.rewritten.find("#line 8 \"t.cpp\""), std::string::npos);
   EXPECT_NE(r.rewritten.find("#line 14 \"t.cpp\""), std::string::npos);

@@ -25,7 +25,7 @@ void factors(rotor::Dataset<Rating>& ratings, RowMajor& W, Eigen::MatrixXf& H,
           /*reductions*/ {}, /*reason*/ "", /*may_throw*/ false, /*views*/ {"H", "W", "bias"}},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
       std::tie(rotor_view_W, rotor_view_H, rotor_view_bias), std::tie(),
-      [&](const Rating& r, auto& /*W*/, auto& /*H*/, auto& /*bias*/) {
+      [&, lr](const Rating& r, auto& /*W*/, auto& /*H*/, auto& /*bias*/) {
 #line 13 "eigen_rows.cpp"
     auto w = W.row(r.user);
     auto h = H.col(r.item); // column-major: item's factors are a contiguous column

@@ -17,7 +17,7 @@ void lda(rotor::Dataset<Token>& tokens, rotor::DistArray<std::int32_t, 2>& ndk,
       tokens, ::rotor::codegen::keys(&Token::doc, &Token::word),
       std::tie(ndk, nkw, nk), std::tie(),
       ::rotor::codegen::SparseCapable<1, 2>{},
-      [&](Token& t, auto& ndk, auto& nkw, auto& nk) {
+      [&, topics](Token& t, auto& ndk, auto& nkw, auto& nk) {
 #line 8 "lda_buffered.cpp"
     const int old = t.topic;
     ndk(t.doc, old) -= 1;

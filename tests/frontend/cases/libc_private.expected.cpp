@@ -21,7 +21,7 @@ void gibbs(rotor::Dataset<Token>& tokens, rotor::DistArray<int, 2>& nw, int K) {
           /*reductions*/ {}, /*reason*/ "", /*may_throw*/ false, /*views*/ {}, /*private_state*/ {"random"}},
       tokens, ::rotor::codegen::keys(&Token::doc, &Token::word),
       std::tie(nw), std::tie(),
-      [&](Token& t, auto& nw) {
+      [&, K](Token& t, auto& nw) {
 #line 13 "libc_private.cpp"
     nw(t.word, t.topic) -= 1;
     t.topic = sample(K);
@@ -42,7 +42,7 @@ void unmarked(rotor::Dataset<Token>& tokens, rotor::DistArray<int, 2>& nw, int K
           /*reductions*/ {}, /*reason*/ "the loop body has a call with unknown effects (call to 'random', which Rotor does not know to be free of hidden state (known-pure list: docs/design/dependence-model.md)) at libc_private.cpp:8:52", /*may_throw*/ false},
       tokens, ::rotor::codegen::keys(&Token::doc, &Token::word, &Token::topic),
       std::tie(nw), std::tie(),
-      [&](Token& t, auto& nw) {
+      [&, K](Token& t, auto& nw) {
 #line 22 "libc_private.cpp"
     nw(t.word, 0) += sample(K);
   });

@@ -15,7 +15,7 @@ double train(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& W,
           /*reductions*/ {"loss"}, /*reason*/ "", /*may_throw*/ false},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
       std::tie(W, H), std::tie(loss),
-      [&](const Rating& r, auto& W, auto& H, auto& loss) {
+      [&, lr, reg](const Rating& r, auto& W, auto& H, auto& loss) {
 #line 8 "mf.cpp"
     auto w = W.row(r.user);
     auto h = H.row(r.item);

@@ -26,7 +26,7 @@ struct Model {
             /*reductions*/ {}, /*reason*/ "", /*may_throw*/ false, /*views*/ {"item_bias", "nw", "user_factors"}},
         ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
         std::tie(rotor_view_user_factors, rotor_view_nw.array(), rotor_view_item_bias), std::tie(),
-        [&](const Rating& r, auto& /*user_factors*/, auto& rotor_table_nw, auto& /*item_bias*/) { auto nw = ::rotor::codegen::staged_rows(rotor_view_nw, rotor_table_nw);
+        [&, K](const Rating& r, auto& /*user_factors*/, auto& rotor_table_nw, auto& /*item_bias*/) { auto nw = ::rotor::codegen::staged_rows(rotor_view_nw, rotor_table_nw);
 #line 14 "pointer_tables.cpp"
       float dot = 0.0f;
       for (int k = 0; k < K; ++k) {

@@ -24,7 +24,7 @@ double train(std::vector<Rating>& ratings, rotor::DistArray<float, 2>& W,
           /*reductions*/ {"loss"}, /*reason*/ "", /*may_throw*/ false},
       rotor_iterations, ::rotor::codegen::iteration_keys<2>(),
       std::tie(W, H), std::tie(loss),
-      [&](const ::rotor::codegen::Iteration<2>& rotor_iteration, auto& W, auto& H, auto& loss) { const std::size_t i = static_cast<std::size_t>(rotor_iteration.at); (void)i;
+      [&, lr](const ::rotor::codegen::Iteration<2>& rotor_iteration, auto& W, auto& H, auto& loss) { const std::size_t i = static_cast<std::size_t>(rotor_iteration.at); (void)i;
 #line 13 "vector_index.cpp"
     const Rating& r = ratings[i];
     auto w = W.row(r.user);
@@ -55,7 +55,7 @@ void resample(std::vector<Token>& tokens, rotor::DistArray<std::int32_t, 2>& doc
           /*reductions*/ {}, /*reason*/ "", /*may_throw*/ false, /*views*/ {"tokens"}},
       rotor_iterations, ::rotor::codegen::iteration_keys<2>(),
       std::tie(doc_topic), std::tie(),
-      [&](const ::rotor::codegen::Iteration<2>& rotor_iteration, auto& doc_topic) { const std::size_t n = static_cast<std::size_t>(rotor_iteration.at); (void)n;
+      [&, topics](const ::rotor::codegen::Iteration<2>& rotor_iteration, auto& doc_topic) { const std::size_t n = static_cast<std::size_t>(rotor_iteration.at); (void)n;
 #line 28 "vector_index.cpp"
     doc_topic(tokens[n].doc, tokens[n].topic) -= 1;
     auto& t = tokens[n];

@@ -23,7 +23,7 @@ double train(std::vector<Rating>& ratings, rotor::DistArray<float, 2>& W,
           /*reductions*/ {"loss"}, /*reason*/ "", /*may_throw*/ false},
       rotor_iterations, ::rotor::codegen::iteration_keys<2>(),
       std::tie(W, H), std::tie(loss),
-      [&](const ::rotor::codegen::Iteration<2>& rotor_iteration, auto& W, auto& H, auto& loss) { const Rating& r = rotor_range[rotor_iteration.at];
+      [&, lr, reg](const ::rotor::codegen::Iteration<2>& rotor_iteration, auto& W, auto& H, auto& loss) { const Rating& r = rotor_range[rotor_iteration.at];
 #line 12 "vector_records.cpp"
     auto w = W.row(r.user);
     auto h = H.row(r.item);

@@ -20,7 +20,7 @@ void factors(rotor::Dataset<Rating>& ratings, std::vector<float>& W, std::vector
           /*reductions*/ {}, /*reason*/ "", /*may_throw*/ false, /*views*/ {"H", "W"}},
       ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
       std::tie(rotor_view_W, rotor_view_H), std::tie(),
-      [&](const Rating& r, auto& /*W*/, auto& /*H*/) {
+      [&, k](const Rating& r, auto& /*W*/, auto& /*H*/) {
 #line 10 "vector_rows.cpp"
     float e = r.value;
     for (int j = 0; j < k; ++j) {

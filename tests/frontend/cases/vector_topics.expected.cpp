@@ -22,7 +22,7 @@ void resample(std::vector<Token>& tokens, rotor::DistArray<std::int32_t, 2>& doc
           /*reductions*/ {}, /*reason*/ "", /*may_throw*/ false, /*views*/ {"tokens"}},
       rotor_iterations, ::rotor::codegen::iteration_keys<2>(),
       std::tie(doc_topic, word_topic), std::tie(),
-      [&](const ::rotor::codegen::Iteration<2>& rotor_iteration, auto& doc_topic, auto& word_topic) { Token& t = rotor_range[rotor_iteration.at];
+      [&, topics](const ::rotor::codegen::Iteration<2>& rotor_iteration, auto& doc_topic, auto& word_topic) { Token& t = rotor_range[rotor_iteration.at];
 #line 11 "vector_topics.cpp"
     doc_topic(t.doc, t.topic) -= 1;
     word_topic(t.word, t.topic) -= 1;
