@@ -300,12 +300,8 @@ private:
       if (!rewritten_columns_.insert(sm.getFileOffset(c.column.getBegin())).second) {
         continue;
       }
-      const std::string column =
-          Lexer::getSourceText(CharSourceRange::getTokenRange(c.column), sm, rw.getLangOpts())
-              .str();
-      rw.ReplaceText(CharSourceRange::getTokenRange(c.column), "::rotor::codegen::checked_column(" +
-                                                                   c.table + ", " + column + ", " +
-                                                                   quoted(c.where) + ")");
+      rw.InsertTextBefore(c.column.getBegin(), column_check_prefix(c));
+      rw.InsertTextAfterToken(c.column.getEnd(), column_check_suffix(c));
     }
   }
 

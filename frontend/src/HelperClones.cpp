@@ -3,10 +3,13 @@
 
 #include "HelperClones.h"
 
+#include "LoopRewriter.h"
+
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/IdentifierTable.h>
 #include <clang/Lex/Lexer.h>
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -513,9 +516,65 @@ std::optional<std::string> clone_name_refusal(ASTContext& ctx, const FunctionDec
   return std::nullopt;
 }
 
+namespace {
+
+/// Edits of a helper body's text (a copy of the source from `begin`, `size` characters), in
+/// source locations: applied last offset first, a replacement before an insertion at the same
+/// offset (the insertion goes in front of it), so inner edits survive the outer ones.
+class BodyEdits {
+public:
+  BodyEdits(const SourceManager& sm, const LangOptions& lo, SourceLocation begin, std::size_t size)
+      : sm_(sm), lo_(lo), begin_(begin), size_(size) {}
+
+  void replace(SourceRange tokens, const std::string& with) {
+    const unsigned end =
+        sm_.getFileOffset(tokens.getEnd()) + Lexer::MeasureTokenLength(tokens.getEnd(), sm_, lo_);
+    add(tokens.getBegin(), end - sm_.getFileOffset(tokens.getBegin()), with);
+  }
+  void insert_before(SourceLocation at, const std::string& text) { add(at, 0, text); }
+  void insert_after_token(SourceLocation token, const std::string& text) {
+    add(token.getLocWithOffset(static_cast<int>(Lexer::MeasureTokenLength(token, sm_, lo_))), 0,
+        text);
+  }
+
+  void apply(std::string& body) {
+    std::sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) {
+      return a.at != b.at ? a.at > b.at : a.length > b.length;
+    });
+    for (const Edit& e : edits_) {
+      body.replace(e.at, e.length, e.text);
+    }
+  }
+
+private:
+  struct Edit {
+    std::size_t at;
+    std::size_t length;
+    std::string text;
+  };
+  /// Edits outside the body (the loop's own accesses, other helpers) are not this clone's.
+  void add(SourceLocation at, unsigned length, const std::string& text) {
+    if (!at.isFileID() || sm_.getFileID(at) != sm_.getFileID(begin_)) {
+      return;
+    }
+    const unsigned offset = sm_.getFileOffset(at);
+    const unsigned first = sm_.getFileOffset(begin_);
+    if (offset >= first && offset + length <= first + size_) {
+      edits_.push_back({offset - first, length, text});
+    }
+  }
+
+  const SourceManager& sm_;
+  const LangOptions& lo_;
+  SourceLocation begin_;
+  std::size_t size_;
+  std::vector<Edit> edits_;
+};
+
+} // namespace
+
 std::string clone_text(const SourceManager& sm, const LangOptions& lo, const FunctionDecl* helper,
-                       const std::vector<LoweredLoop::LibcCall>& libc_calls,
-                       const std::string& quoted_file) {
+                       const LoweredLoop& loop, const std::string& quoted_file) {
   const std::optional<CloneParts> parts = clone_parts(helper, sm);
   if (!parts) {
     return ""; // clone_name_refusal kept such a helper from being cloned
@@ -527,23 +586,16 @@ std::string clone_text(const SourceManager& sm, const LangOptions& lo, const Fun
   for (char& c : params) {
     c = c == '\n' ? ' ' : c;
   }
-  const unsigned begin = sm.getFileOffset(parts->body.getBegin());
   std::string body = text(sm, lo, parts->body);
-  // The libc calls the loop reaches in the helper (private(random)): the clone calls the
-  // runtime's per-worker generator, as the rewritten helper does. Last first: offsets hold.
-  std::map<unsigned, std::pair<unsigned, std::string>, std::greater<>> replaced;
-  for (const LoweredLoop::LibcCall& c : libc_calls) {
-    const unsigned at = sm.getFileOffset(c.callee.getBegin());
-    const unsigned end =
-        sm.getFileOffset(c.callee.getEnd()) + Lexer::MeasureTokenLength(c.callee.getEnd(), sm, lo);
-    if (sm.getFileID(c.callee.getBegin()) == sm.getFileID(parts->body.getBegin()) && at >= begin &&
-        end <= begin + body.size()) {
-      replaced.emplace(at - begin, std::make_pair(end - at, c.replacement));
-    }
+  BodyEdits edits(sm, lo, parts->body.getBegin(), body.size());
+  for (const LoweredLoop::LibcCall& c : loop.libc_calls) {
+    edits.replace(c.callee, c.replacement);
   }
-  for (const auto& [at, r] : replaced) {
-    body.replace(at, r.first, r.second);
+  for (const LoweredLoop::ColumnCheck& c : loop.column_checks) {
+    edits.insert_before(c.column.getBegin(), column_check_prefix(c));
+    edits.insert_after_token(c.column.getEnd(), column_check_suffix(c));
   }
+  edits.apply(body);
   return " auto " + helper->getNameAsString() + " = [&](" + params + ") -> " +
          text(sm, lo, parts->ret) + " {\n#line " +
          std::to_string(sm.getSpellingLineNumber(parts->body.getBegin())) + " " + quoted_file +

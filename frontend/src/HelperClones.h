@@ -45,10 +45,12 @@ std::optional<std::string> clone_name_refusal(clang::ASTContext& ctx,
 std::set<std::string> names_declared_in(const clang::FunctionDecl* fn);
 
 /// The clone's text: ` auto NAME = [&](PARAMS) -> RET {`, a #line to the helper's body, the body
-/// (with `libc_calls` inside it replaced) and `};`, all in the user's file `file_name`.
+/// and `};`, all in the user's file `file_name`. The body gets the rewrites the loop's lowering
+/// asks for inside it, as the helper itself gets them: its libc calls (`loop.libc_calls`) and its
+/// checked columns (`loop.column_checks`; the clone is what runs in the loop, so a clone without
+/// them would reach past the staged rows unchecked).
 std::string clone_text(const clang::SourceManager& sm, const clang::LangOptions& lo,
-                       const clang::FunctionDecl* helper,
-                       const std::vector<LoweredLoop::LibcCall>& libc_calls,
+                       const clang::FunctionDecl* helper, const LoweredLoop& loop,
                        const std::string& quoted_file);
 
 } // namespace rotor::frontend

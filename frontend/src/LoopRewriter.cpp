@@ -34,6 +34,14 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
+std::string column_check_prefix(const LoweredLoop::ColumnCheck& c) {
+  return "::rotor::codegen::checked_column(" + c.table + ", ";
+}
+
+std::string column_check_suffix(const LoweredLoop::ColumnCheck& c) {
+  return ", " + quoted(c.where) + ")";
+}
+
 namespace {
 
 /// The row vector bound as model array `name`, or nullptr when `name` is a DistArray.
@@ -586,7 +594,7 @@ void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
        << join(params) << ")" << (returns_bool ? " -> bool" : "") << " {" << prologue << tables;
   if (buffers_bound && !device) { // helpers that use a buffered container, after its local
     for (const FunctionDecl* helper : lowered.clones) {
-      head << clone_text(sm, lo, helper, lowered.libc_calls, file);
+      head << clone_text(sm, lo, helper, lowered, file);
     }
   }
   for (const std::string& unused : lowered.unused_in_body) {

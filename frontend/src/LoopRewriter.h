@@ -18,6 +18,12 @@ namespace rotor::frontend {
 /// `s` as a C++ string literal (quotes, backslashes and newlines escaped).
 std::string quoted(const std::string& s);
 
+/// What a checked column (Lowering.h, ColumnCheck) gets before and after its column's text:
+/// `::rotor::codegen::checked_column(t, ` and `, "file:line: access")`. Inserted around the
+/// column (not replacing it), so the column's own rewrites (a libc call in it) are kept.
+std::string column_check_prefix(const LoweredLoop::ColumnCheck& c);
+std::string column_check_suffix(const LoweredLoop::ColumnCheck& c);
+
 /// The `::rotor::codegen::LoopSpec{...}` initializer for `plan` (one line per part).
 std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
                            const std::string& file_name, const std::string& indent);
