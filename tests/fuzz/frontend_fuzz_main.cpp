@@ -13,11 +13,14 @@
 // hashes are a failed check; --exec-mpi2 also runs it at 2 MPI ranks (compare.sh mpi2). Mutants
 // that do not build or time out (--exec-timeout, default 60 s per step) are counted, not failures.
 //
-// Before each input it writes DIR/current.cpp (and current.edits): when the process dies, that
-// file is the crashing input (bench/fuzz/run_frontend_fuzz.sh collects it); an input that takes
-// longer than --timeout seconds (default 60) ends the process the same way. A failed check writes
+// Each input is checked in a child process (IsolatedCheck.h): an input on which the frontend
+// crashes, or takes longer than --timeout seconds (default 60), is a failed check, unless it
+// crashes `clang++ -fsyntax-only` too (Clang 14's own bug: DIR/clang-crash-N.cpp, counted). Before
+// each input it writes DIR/current.cpp (and current.edits): should the fuzzer itself die, that
+// file is the input (bench/fuzz/run_frontend_fuzz.sh collects it). A failed check writes
 // DIR/failure-N.cpp and .txt. Exit status: 0 when every check held, 1 otherwise, 2 on bad usage.
 #include "FrontendOracle.h"
+#include "IsolatedCheck.h"
 #include "MutantExecutor.h"
 #include "SourceMutator.h"
 
@@ -32,7 +35,6 @@
 #include <memory>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -159,6 +161,7 @@ void write(const fs::path& p, const std::string& text) {
 /// What a campaign counts; `print` gives the summary lines (bench/fuzz parses the first).
 struct Counts {
   long inputs = 0, parsed = 0, loops = 0, parallel = 0, failures = 0;
+  long clang_crashes = 0;    ///< inputs that crash `clang++ -fsyntax-only` too (Clang's bug)
   long planned_parallel = 0; ///< mutants with a parallel loop and no failed model check
   std::map<rotor_fuzz::ExecOutcome, long> executions;
 
@@ -166,6 +169,11 @@ struct Counts {
     std::printf("frontend fuzz: %ld inputs (%ld accepted), %ld loops planned (%ld parallel, all "
                 "checked), %ld failed checks, %.1f s\n",
                 inputs, parsed, loops, parallel, failures, seconds);
+    if (clang_crashes > 0) {
+      std::printf("frontend fuzz: %ld inputs crash Clang 14 itself (clang++ -fsyntax-only too; "
+                  "kept as clang-crash-N.cpp, not failures)\n",
+                  clang_crashes);
+    }
     if (!executed) {
       return;
     }
@@ -197,16 +205,51 @@ void save_failure(const Args& a, long n, const rotor_fuzz::Mutant& m, const std:
   write(stem.string() + ".txt", report);
 }
 
+/// The frontend crashed or hung on `m` in its child: a failed check, unless the input crashes
+/// `clang++ -fsyntax-only` too (saved as clang-crash-N.cpp and counted).
+void note_crash(const Args& a, const rotor_fuzz::Mutant& m, const std::string& name,
+                const rotor_fuzz::IsolatedResult& isolated, const rotor::frontend::Options& options,
+                Counts& c) {
+  using Outcome = rotor_fuzz::IsolatedResult::Outcome;
+  // The seed's directory is searched first, so its relative includes resolve as they did.
+  const fs::path probe = fs::path(a.out) / "clang-probe.cpp";
+  write(probe, m.text);
+  rotor::frontend::Options with_seed_dir = options;
+  with_seed_dir.clang_args.insert(with_seed_dir.clang_args.begin(),
+                                  "-I" + fs::path(name).parent_path().string());
+  const bool clangs =
+      isolated.outcome == Outcome::crashed &&
+      rotor_fuzz::clang_crashes_too(ROTOR_FUZZ_CLANGXX, probe.string(), with_seed_dir, a.timeout);
+  fs::remove(probe);
+  if (clangs) {
+    const fs::path stem = fs::path(a.out) / ("clang-crash-" + std::to_string(++c.clang_crashes));
+    write(stem.string() + ".cpp", m.text);
+    write(stem.string() + ".txt", "seed file: " + name + "\nedits:\n" + m.edits);
+    return;
+  }
+  const std::string what =
+      isolated.outcome == Outcome::timed_out
+          ? "the frontend took longer than " + std::to_string(a.timeout) + " s (--timeout)"
+          : "the frontend crashed (signal " + std::to_string(isolated.signal) +
+                ") where clang++ -fsyntax-only does not";
+  std::cout << "FAIL " << name << " (" << what << ")\n";
+  save_failure(a, ++c.failures, m, name, {what});
+}
+
 /// One input: the model checks, then (with --execute, for a parallel plan) the execution oracle.
 void check_one(const Args& a, const rotor::frontend::Options& options, const std::string& name,
                const rotor_fuzz::Mutant& m, std::uint64_t check_seed,
                rotor_fuzz::MutantExecutor* executor, Counts& c) {
   write(fs::path(a.out) / "current.cpp", m.text);
   write(fs::path(a.out) / "current.edits", name + "\n" + m.edits);
-  alarm(a.timeout); // SIGALRM ends the process: current.cpp stays as the hanging input
-  auto r = rotor_fuzz::check_source(m.text, name, options, check_seed, !a.verbose);
-  alarm(0);
   ++c.inputs;
+  const rotor_fuzz::IsolatedResult isolated =
+      rotor_fuzz::check_isolated(m.text, name, options, check_seed, !a.verbose, a.timeout);
+  if (isolated.outcome != rotor_fuzz::IsolatedResult::Outcome::checked) {
+    note_crash(a, m, name, isolated, options, c);
+    return;
+  }
+  rotor_fuzz::OracleResult r = isolated.result;
   c.parsed += r.parsed ? 1 : 0;
   c.loops += r.loops;
   c.parallel += r.parallel_loops;
