@@ -48,8 +48,17 @@ void CellGuard::fail(const ArrayCheck& a, const std::int64_t* index, int count) 
     msg << (d ? " x " : "") << "[" << (a.allowed.lo.empty() ? 0 : a.allowed.lo[d]) << ", "
         << (a.allowed.lo.empty() ? a.shape[d] : a.allowed.hi[d]) << ")";
   }
-  msg << " (the plan's footprint is wrong, or the body indexes the array by something the "
-         "analysis did not see)";
+  bool in_shape = true;
+  for (int d = 0; d < count; ++d) {
+    in_shape = in_shape && (index[d] == -1 || (index[d] >= 0 && index[d] < a.shape[d]));
+  }
+  if (in_shape) {
+    msg << " (the plan's footprint is wrong, or the body indexes the array by something the "
+           "analysis did not see)";
+  } else {
+    msg << " (and outside " << a.name << "'s shape: the program indexes past the array, which "
+        << "its serial run does too)";
+  }
   throw std::logic_error(msg.str());
 }
 

@@ -89,6 +89,8 @@ const char* to_string(ExecOutcome o) {
     return "equal";
   case ExecOutcome::differing:
     return "differing";
+  case ExecOutcome::outside_footprint:
+    return "outside_footprint";
   case ExecOutcome::oracle_lines_changed:
     return "oracle_lines_changed";
   }
@@ -122,7 +124,13 @@ std::optional<MutantExecutor::Recipe> MutantExecutor::read_recipe(const std::str
       return false;
     }
     r.program_dir = fs::path(compile.substr(at + 4)).parent_path().string();
-    compile = compile.substr(0, at) + " -c @SRC@";
+    // The rotor build checks every DistArray access against its worker's block (AccessCheck.h):
+    // a plan whose footprint is wrong stops there instead of racing only sometimes.
+    compile = compile.substr(0, at) +
+              (target.size() > 7 && target.compare(target.size() - 7, 7, "_serial") == 0
+                   ? ""
+                   : " -DROTOR_CHECK_ACCESS") +
+              " -c @SRC@";
     return replace_all(compile, obj, "@OBJ@") && replace_all(link, obj, "@OBJ@") &&
            replace_all(link, "-o " + exe + " ", "-o @EXE@ ");
   };
@@ -237,7 +245,12 @@ void MutantExecutor::compare(const std::string& mode, const fs::path& source, Ex
     e.outcome = ExecOutcome::timed_out;
     break;
   default:
-    e.outcome = ExecOutcome::run_failed;
+    // A checked access outside the worker's block but inside the array's shape is the plan's
+    // fault; outside the shape it is the program's (CellGuard.cpp says which).
+    e.outcome = e.log.find("rotor: access check failed") != std::string::npos &&
+                        e.log.find("the program indexes past the array") == std::string::npos
+                    ? ExecOutcome::outside_footprint
+                    : ExecOutcome::run_failed;
     break;
   }
 }

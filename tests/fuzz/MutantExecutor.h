@@ -45,6 +45,10 @@ enum class ExecOutcome {
   run_failed,   ///< a run exited non-zero or printed no hash (both builds may fail alike)
   equal,        ///< the rotor build's hash equals the serial replay's
   differing,    ///< both ran and printed different hashes: an unsound plan
+  /// the rotor build (compiled with checked accesses) touched an element of an array inside its
+  /// shape but outside its worker's block: an unsound plan (an element outside the array's shape
+  /// is the program's own bug: run_failed)
+  outside_footprint,
   /// not run: the mutant changes a line the comparison rests on, so equal hashes would not be
   /// expected of a sound plan either: one feeding the printed hash (`snd::Hash h`, `h << ...`,
   /// `h.records(...)`; `h << argv` hashes an address each process has its own of) or the

@@ -182,13 +182,16 @@ struct Counts {
       const auto it = executions.find(o);
       return it == executions.end() ? 0L : it->second;
     };
-    const long ran = n(ExecOutcome::equal) + n(ExecOutcome::differing) + n(ExecOutcome::run_failed);
+    const long ran = n(ExecOutcome::equal) + n(ExecOutcome::differing) +
+                     n(ExecOutcome::outside_footprint) + n(ExecOutcome::run_failed);
     std::printf("frontend fuzz execution: %ld mutants, %ld planned parallel, %ld not corpus "
                 "programs, %ld did not build, %ld timed out, %ld executed: %ld equal, %ld "
-                "differing, %ld run failed; %ld not run (they change the hash or Session lines)\n",
+                "differing, %ld outside their block, %ld run failed; %ld not run (they change the "
+                "hash or Session lines)\n",
                 inputs, planned_parallel, n(ExecOutcome::no_recipe), n(ExecOutcome::build_failed),
                 n(ExecOutcome::timed_out), ran, n(ExecOutcome::equal), n(ExecOutcome::differing),
-                n(ExecOutcome::run_failed), n(ExecOutcome::oracle_lines_changed));
+                n(ExecOutcome::outside_footprint), n(ExecOutcome::run_failed),
+                n(ExecOutcome::oracle_lines_changed));
   }
 };
 
@@ -266,6 +269,11 @@ void check_one(const Args& a, const rotor::frontend::Options& options, const std
       const fs::path stem = fs::path(a.out) / ("run-failed-" + std::to_string(n));
       write(stem.string() + ".cpp", m.text);
       write(stem.string() + ".txt", "seed file: " + name + "\nedits:\n" + m.edits + x.log);
+    }
+    if (x.outcome == rotor_fuzz::ExecOutcome::outside_footprint) {
+      r.failures.push_back("the rotor build touched an array element outside its worker's block "
+                           "(checked accesses): an unsound plan (compare.sh below)\n" +
+                           x.log);
     }
     if (x.outcome == rotor_fuzz::ExecOutcome::differing) {
       r.failures.push_back("the rotor build and the serial replay of its order printed different "
