@@ -1301,6 +1301,7 @@ LoweredLoop LoopLowering::run() {
   settle_reductions();
   note_unnamed_arrays();
   settle_buffered();
+  block_unevaluated_arrays();
   return std::move(out_);
 }
 

@@ -180,6 +180,7 @@ private:
   void settle_reductions();
   void note_unnamed_arrays();
   void settle_buffered();
+  void block_unevaluated_arrays();
 
   // ---- helpers --------------------------------------------------------------------------
   analysis::SourceLoc loc_of(SourceLocation l) const {

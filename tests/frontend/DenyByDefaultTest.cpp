@@ -18,6 +18,7 @@ using rotor::frontend::FileResult;
 using rotor::frontend::test::options;
 
 const char* kPrelude = R"(#include "common.h"
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -164,6 +165,26 @@ struct M { int** nw = nullptr; int K = 4;
     }
   } };)",
      "the extent of 'nw' (a T** table) cannot be bounded"}, // k may stop short of K
+    // The type or size of a bound array inside the loop is Rotor's binding's, not the program's.
+    {"sizeof_buffered_array", R"(
+void f(Data& d) {
+  std::array<double, 8> arr{};
+  long n = 0;
+#pragma rotor parallel_for buffered(arr)
+  for (const Rating& r : d) {
+    arr[r.user % 8] += r.value;
+    n += static_cast<long>(sizeof(arr) / sizeof(arr[0]));
+  } })",
+     "the loop takes the type or size of 'arr'"},
+    {"decltype_staged_table", R"(
+struct M { int** nw = nullptr; int K = 4;
+  void train(Data& d) {
+#pragma rotor parallel_for
+    for (const Rating& r : d) {
+      for (int k = 0; k < K; ++k) { nw[r.user][k] += std::is_pointer<decltype(nw)>::value; }
+    }
+  } };)",
+     "the loop takes the type or size of 'nw'"},
     {"helper_column_loop_continues", R"(
 struct M { int** nw = nullptr; int K = 4;
   void bump(int u) { for (int k = 0; k < K; ++k) { if (k % 2 == 1) continue; nw[u][k] += 1; } }
