@@ -4,7 +4,8 @@
 // analyses with Clang, which defines __clang__, so it plans the plain MF body `rotation`; g++
 // compiles the hidden write too. The oracle's rotor build checks every DistArray access against
 // the worker's block (ROTOR_CHECK_ACCESS): the write stops it with "access check failed", inside
-// W's shape, so the execution oracle must report `outside_footprint` (fuzz.frontend.execute_oracle).
+// W's shape, so the execution oracle must report `outside_footprint`
+// (fuzz.frontend.execute_oracle).
 #include "soundness.h"
 
 constexpr int K = 4;
