@@ -217,48 +217,13 @@ public:
     }
     return true;
   }
-  // sizeof, alignof, typeid and noexcept of an expression: its names' types, not their values.
-  bool VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr* e) {
-    if (!e->isArgumentType()) {
-      names_in(e->getArgumentExpr(), unevaluated);
-    }
-    return true;
-  }
-  bool VisitCXXTypeidExpr(CXXTypeidExpr* e) {
-    if (!e->isTypeOperand()) {
-      names_in(e->getExprOperand(), unevaluated);
-    }
-    return true;
-  }
-  bool VisitCXXNoexceptExpr(CXXNoexceptExpr* e) {
-    names_in(e->getOperand(), unevaluated);
-    return true;
-  }
   bool shouldVisitImplicitCode() const { return false; }
 
   std::map<std::string, int> local_tokens; ///< declarations and uses of its own names, as written
   std::set<std::string> from_macros;       ///< outside names a macro's expansion uses
-  std::set<std::string> unevaluated;       ///< names in sizeof, alignof, typeid, noexcept
   std::string local_class;                 ///< the first class the helper defines, if any
 
 private:
-  static void names_in(const Stmt* s, std::set<std::string>& out) {
-    if (s == nullptr) {
-      return;
-    }
-    if (const auto* dre = dyn_cast<DeclRefExpr>(s);
-        dre != nullptr && dre->getDecl()->getIdentifier()) {
-      out.insert(dre->getDecl()->getName().str());
-    }
-    if (const auto* me = dyn_cast<MemberExpr>(s);
-        me != nullptr && me->getMemberDecl()->getIdentifier()) {
-      out.insert(me->getMemberDecl()->getName().str());
-    }
-    for (const Stmt* child : s->children()) {
-      names_in(child, out);
-    }
-  }
-
   void note_use(const ValueDecl* d, SourceLocation at, const std::string& name) {
     if (name.empty()) {
       return;
@@ -276,6 +241,51 @@ private:
 
   const FunctionDecl* helper_;
   std::set<const Decl*> own_;
+};
+
+/// The names (variables and members) in unevaluated operands: `sizeof(e)`, `alignof(e)`,
+/// `typeid(e)`, `noexcept(e)` and `decltype(e)`, each with where it is written.
+class UnevaluatedNames : public RecursiveASTVisitor<UnevaluatedNames> {
+public:
+  bool VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr* e) {
+    if (!e->isArgumentType()) {
+      names_in(e->getArgumentExpr());
+    }
+    return true;
+  }
+  bool VisitCXXTypeidExpr(CXXTypeidExpr* e) {
+    if (!e->isTypeOperand()) {
+      names_in(e->getExprOperand());
+    }
+    return true;
+  }
+  bool VisitCXXNoexceptExpr(CXXNoexceptExpr* e) {
+    names_in(e->getOperand());
+    return true;
+  }
+  bool VisitDecltypeTypeLoc(DecltypeTypeLoc tl) {
+    names_in(tl.getTypePtr()->getUnderlyingExpr());
+    return true;
+  }
+  bool shouldVisitImplicitCode() const { return false; }
+
+  std::vector<UnevaluatedName> found;
+
+private:
+  void names_in(const Stmt* s) {
+    if (s == nullptr) {
+      return;
+    }
+    if (const auto* dre = dyn_cast<DeclRefExpr>(s); dre != nullptr) {
+      found.push_back({dre->getDecl()->getNameAsString(), dre->getBeginLoc()});
+    }
+    if (const auto* me = dyn_cast<MemberExpr>(s); me != nullptr) {
+      found.push_back({me->getMemberDecl()->getNameAsString(), me->getBeginLoc()});
+    }
+    for (const Stmt* child : s->children()) {
+      names_in(child);
+    }
+  }
 };
 
 /// The first macro the helper's statements expand that the program defines (a system header's,
@@ -445,7 +455,7 @@ std::optional<std::string> lookup_refusal(const FunctionDecl* helper,
     return name + " defines the class '" + own.local_class +
            "' (its members could not reach the clone's locals)";
   }
-  for (const std::string& id : own.unevaluated) {
+  for (const auto& [id, at] : unevaluated_names(helper)) {
     if (shadows.count(id) != 0) {
       return name + " takes the type or size of '" + id +
              "', which is another type in a clone (the worker's buffer)";
@@ -514,6 +524,18 @@ std::optional<std::string> clone_name_refusal(ASTContext& ctx, const FunctionDec
            ", between " + name + " and the loop (the clone would see other declarations)";
   }
   return std::nullopt;
+}
+
+std::vector<UnevaluatedName> unevaluated_names(const Stmt* s) {
+  UnevaluatedNames names;
+  names.TraverseStmt(const_cast<Stmt*>(s));
+  return names.found;
+}
+
+std::vector<UnevaluatedName> unevaluated_names(const Decl* d) {
+  UnevaluatedNames names;
+  names.TraverseDecl(const_cast<Decl*>(d));
+  return names.found;
 }
 
 namespace {

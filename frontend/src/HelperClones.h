@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace rotor::frontend {
 
@@ -43,6 +44,16 @@ std::optional<std::string> clone_name_refusal(clang::ASTContext& ctx,
 /// Every name declared in `fn` (its parameters, locals, local types, lambdas' parameters) and
 /// "using" when it holds a using-declaration, using-directive or namespace alias.
 std::set<std::string> names_declared_in(const clang::FunctionDecl* fn);
+
+/// A variable or member named in an unevaluated operand (`sizeof(e)`, `alignof(e)`, `typeid(e)`,
+/// `noexcept(e)`, `decltype(e)`): its type or size is taken, not its value.
+struct UnevaluatedName {
+  std::string name;
+  clang::SourceLocation at;
+};
+/// The unevaluated names of a statement (a loop body) or a declaration (a helper), in order.
+std::vector<UnevaluatedName> unevaluated_names(const clang::Stmt* s);
+std::vector<UnevaluatedName> unevaluated_names(const clang::Decl* d);
 
 /// The clone's text: ` auto NAME = [&](PARAMS) -> RET {`, a #line to the helper's body, the body
 /// and `};`, all in the user's file `file_name`. The body gets the rewrites the loop's lowering

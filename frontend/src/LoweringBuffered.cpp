@@ -13,8 +13,6 @@
 #include "LoweringState.h"
 #include "rotor/analysis/Format.h"
 
-#include <clang/AST/RecursiveASTVisitor.h>
-
 #include <algorithm>
 #include <optional>
 
@@ -283,63 +281,13 @@ std::string LoopLowering::unbuffered_name_message(const std::string& name) const
   return head + "the loop uses no array named '" + name + "' ('" + name + "' is a " + spelled + ")";
 }
 
-namespace {
-
-/// The names (variables and members) in the loop body's unevaluated operands: `sizeof(e)`,
-/// `alignof(e)`, `typeid(e)`, `noexcept(e)` and `decltype(e)`, each with where it is written.
-class UnevaluatedNames : public RecursiveASTVisitor<UnevaluatedNames> {
-public:
-  bool VisitUnaryExprOrTypeTraitExpr(UnaryExprOrTypeTraitExpr* e) {
-    if (!e->isArgumentType()) {
-      names_in(e->getArgumentExpr());
-    }
-    return true;
-  }
-  bool VisitCXXTypeidExpr(CXXTypeidExpr* e) {
-    if (!e->isTypeOperand()) {
-      names_in(e->getExprOperand());
-    }
-    return true;
-  }
-  bool VisitCXXNoexceptExpr(CXXNoexceptExpr* e) {
-    names_in(e->getOperand());
-    return true;
-  }
-  bool VisitDecltypeTypeLoc(DecltypeTypeLoc tl) {
-    names_in(tl.getTypePtr()->getUnderlyingExpr());
-    return true;
-  }
-
-  std::vector<std::pair<std::string, SourceLocation>> found;
-
-private:
-  void names_in(const Stmt* s) {
-    if (s == nullptr) {
-      return;
-    }
-    if (const auto* dre = dyn_cast<DeclRefExpr>(s); dre != nullptr) {
-      found.emplace_back(dre->getDecl()->getNameAsString(), dre->getBeginLoc());
-    }
-    if (const auto* me = dyn_cast<MemberExpr>(s); me != nullptr) {
-      found.emplace_back(me->getMemberDecl()->getNameAsString(), me->getBeginLoc());
-    }
-    for (const Stmt* child : s->children()) {
-      names_in(child);
-    }
-  }
-};
-
-} // namespace
-
 /// Inside the rewritten loop the body's names of the arrays it binds are the runtime's objects:
 /// a lambda parameter (a DistArray, or a worker's sparse buffer), a local over a buffered
 /// container or over staged table rows. Their type or size there is not the program's, so a
 /// loop that takes one (`sizeof(arr) / sizeof(arr[0])` over a buffered std::array) stays serial
 /// instead of silently counting something else.
 void LoopLowering::block_unevaluated_arrays() {
-  UnevaluatedNames names;
-  names.TraverseStmt(const_cast<Stmt*>(loop_.body));
-  for (const auto& [name, at] : names.found) {
+  for (const auto& [name, at] : unevaluated_names(loop_.body)) {
     const bool bound = std::any_of(out_.model.arrays.begin(), out_.model.arrays.end(),
                                    [&](const analysis::ArrayDecl& a) { return a.name == name; });
     if (bound) {
