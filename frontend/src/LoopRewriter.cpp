@@ -35,7 +35,9 @@ std::string quoted(const std::string& s) {
 }
 
 std::string column_check_prefix(const LoweredLoop::ColumnCheck& c) {
-  return "::rotor::codegen::checked_column(" + c.table + ", ";
+  return std::string(c.whole_array ? "::rotor::codegen::checked_index("
+                                   : "::rotor::codegen::checked_column(") +
+         c.table + ", ";
 }
 
 std::string column_check_suffix(const LoweredLoop::ColumnCheck& c) {
@@ -251,6 +253,12 @@ std::string sparse_capable_text(const LoweredLoop& lowered, const analysis::Plan
 std::string private_copies(const LoweredLoop& lowered, const std::string& separator) {
   std::string out;
   for (const LoweredLoop::PrivateBinding& v : lowered.privates) {
+    if (!v.length.empty()) { // a `T*` member: each worker's own elements
+      out += "::rotor::codegen::PrivateArray<std::remove_pointer_t<decltype(" + v.expression +
+             ")>> rotor_private_" + v.name + "(" + v.expression + ", " + v.length + ");" +
+             separator;
+      continue;
+    }
     out += "::rotor::codegen::WorkerCopies<decltype(" + v.name + ")> rotor_private_" + v.name +
            "(" + v.name + ", " + (v.reseed ? "true" : "false") + ");" + separator;
   }
@@ -584,7 +592,9 @@ void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
   }
   params.insert(params.begin(), first_param);
   for (const LoweredLoop::PrivateBinding& v : lowered.privates) {
-    prologue += " auto& " + v.name + " = rotor_private_" + v.name + ".local();";
+    prologue += (v.length.empty() ? " auto& " : " auto ") + v.name + " = rotor_private_" + v.name +
+                ".local();";
+    buffers_bound = buffers_bound || !v.length.empty(); // helpers naming it are cloned too
   }
   // A device body captures by value under nvcc (a GPU cannot reach the host stack), by
   // reference for any other compiler, as every other body (DeviceLoop.h).

@@ -83,6 +83,11 @@ struct LoweredLoop {
   struct PrivateBinding {
     std::string name;
     bool reseed = false;
+    /// A `private(p)` `T*` member (PrivateTables.cpp): each worker's copy holds this many
+    /// elements (C++ text at the loop, e.g. `K`), copied from the program's array on first use;
+    /// `expression` names the member at the loop. Empty for a variable.
+    std::string length;
+    std::string expression;
   };
   std::vector<PrivateBinding> privates;
   /// `private(random)` / `private(rand)`: libc's generators, per worker (rotor/runtime/Private.h);
@@ -103,6 +108,9 @@ struct LoweredLoop {
     std::string table;
     std::string where;
     std::string note;
+    /// The index of a buffered `T*` used as one array (`p[topic]`): `checked_index`, against
+    /// the worker buffer's size; else a staged table's column (`checked_column`).
+    bool whole_array = false;
   };
   std::vector<ColumnCheck> column_checks;
   /// Helpers the body calls that use a buffered container: cloned into the body lambda after

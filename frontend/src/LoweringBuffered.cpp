@@ -28,8 +28,7 @@ void LoopLowering::note_container_naming(const Expr* use, const Target& t, const
   }
   const Expr* bare_use = use->IgnoreParenImpCasts();
   std::string how;
-  const bool buffered = std::find(pragma_.buffered.begin(), pragma_.buffered.end(), t.array) !=
-                        pragma_.buffered.end();
+  const bool buffered = per_worker_name(t.array);
   if (&f != body_frame_ && !buffered) {
     how = "in '" + (f.fn != nullptr ? f.fn->getNameAsString() : std::string("a lambda")) +
           "', which the loop calls";

@@ -55,6 +55,13 @@ bool LoopLowering::note_checked_column(PointerTable& table, const ArraySubscript
 std::optional<std::pair<std::string, SourceLocation>>
 LoopLowering::why_columns_unchecked(const PointerTable& table, const Offset& length) const {
   for (const PointerTable::CheckedColumn& c : table.checked) {
+    if (!table.has_length && table.flat) {
+      return std::make_pair("the index of '" + c.text +
+                                "' has no bound, and no access proves the array's length to "
+                                "check it against ('p[j]' inside 'for (j = 0; j < K; ++j)' in "
+                                "every iteration)",
+                            c.at);
+    }
     if (!table.has_length) {
       return std::make_pair("the column of '" + c.text +
                                 "' has no bound, and no access proves the row length to check "
@@ -72,17 +79,21 @@ LoopLowering::why_columns_unchecked(const PointerTable& table, const Offset& len
   return std::nullopt;
 }
 
-/// Table `name`'s view is made: each of its checked columns becomes a LoweredLoop column check.
+/// Table `name`'s view is made: each of its checked columns (or, for a `T*` used as one array,
+/// checked indexes) becomes a LoweredLoop column check.
 void LoopLowering::emit_column_checks(const std::string& name, const PointerTable& table,
                                       const Offset& length) {
   const std::string length_text = analysis::offset_text(length, analysis::OffsetStyle::words);
   for (const PointerTable::CheckedColumn& c : table.checked) {
     const analysis::SourceLoc at = loc_of(c.at);
     const std::string line = at.file + ":" + std::to_string(at.line);
+    const std::string what = table.flat ? "index of '" + c.text + "' (" + line +
+                                              ") checked at run time against the length "
+                                        : "column of '" + c.text + "' (" + line +
+                                              ") checked at run time against the row length ";
     out_.column_checks.push_back(
         {c.column, c.table, line + ": " + c.text,
-         "column of '" + c.text + "' (" + line + ") checked at run time against the row length " +
-             length_text + " of '" + name + "': it has no bound before the loop"});
+         what + length_text + " of '" + name + "': it has no bound before the loop", table.flat});
   }
 }
 

@@ -541,18 +541,17 @@ void LoopLowering::settle_containers() {
   }
   for (const auto& [name, expression] : row_expressions_) {
     const bool written = written_containers.count(name) != 0;
+    if (private_tables_.count(name) != 0 && container_misuse_.count(name) == 0) {
+      bind_private_table(name, expression);
+      continue;
+    }
     if (!written) {
       read_only_containers_.insert(name);
       block_read_alias(name, written_containers);
       if (pointer_tables_.count(name) != 0) {
         block_pointer_read(name); // as for any read through an outside pointer
       }
-      m.accesses.erase(std::remove_if(m.accesses.begin(), m.accesses.end(),
-                                      [&](const auto& a) { return a.array == name; }),
-                       m.accesses.end());
-      m.arrays.erase(std::remove_if(m.arrays.begin(), m.arrays.end(),
-                                    [&](const auto& a) { return a.name == name; }),
-                     m.arrays.end());
+      forget_array(name);
       continue;
     }
     if (const auto misuse = container_misuse_.find(name); misuse != container_misuse_.end()) {
@@ -594,6 +593,18 @@ void LoopLowering::settle_containers() {
     rv.swapped = staged && pointer != pointer_tables_.end() && pointer->second.swapped;
     out_.row_vectors.push_back(rv);
   }
+}
+
+/// Removes container `name` from the model (its accesses and its array): the loop does not share
+/// it.
+void LoopLowering::forget_array(const std::string& name) {
+  analysis::LoopModel& m = out_.model;
+  m.accesses.erase(std::remove_if(m.accesses.begin(), m.accesses.end(),
+                                  [&](const auto& a) { return a.array == name; }),
+                   m.accesses.end());
+  m.arrays.erase(std::remove_if(m.arrays.begin(), m.arrays.end(),
+                                [&](const auto& a) { return a.name == name; }),
+                 m.arrays.end());
 }
 
 } // namespace rotor::frontend::lowering

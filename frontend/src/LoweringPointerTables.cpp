@@ -123,6 +123,9 @@ void LoopLowering::on_pointer_use(const Expr* use, const Stmt* /*parent*/, const
     add_access(t, true, {}, use);
     return;
   }
+  if (t.pointer == 1 && flat_pointer_access(t, row, f)) {
+    return;
+  }
   if (t.pointer == 1) {
     const std::vector<Subscript> subs = row_vector_subscripts(row->getIdx(), t, f);
     const UseInfo u = classify(row, f);
@@ -192,6 +195,13 @@ void LoopLowering::on_pointer_use(const Expr* use, const Stmt* /*parent*/, const
     }
     return;
   }
+  note_row_length(table, length, element->getBeginLoc());
+  note_pointer_row(t, r, text_of(element), length, loop, element, f);
+}
+
+/// The row length `length` an access at `at` proves: the table's is the largest, when Rotor can
+/// compare them.
+void LoopLowering::note_row_length(PointerTable& table, const Offset& length, SourceLocation at) {
   if (!table.has_length) {
     table.length = length;
     table.has_length = true;
@@ -201,9 +211,52 @@ void LoopLowering::on_pointer_use(const Expr* use, const Stmt* /*parent*/, const
     table.unbounded = "its columns have bounds Rotor cannot compare (" +
                       analysis::offset_text(table.length, analysis::OffsetStyle::words) + " and " +
                       analysis::offset_text(length, analysis::OffsetStyle::words) + ")";
-    table.unbounded_at = element->getBeginLoc();
+    table.unbounded_at = at;
   }
-  note_pointer_row(t, r, text_of(element), length, loop, element, f);
+}
+
+/// `p[index]` on a `T* p` whose index is no row of the records' keys: `p` is then one array, row
+/// 0, whose length the counter of a column loop `for (k = 0; k < K; ++k)` proves (`p[k]`; the
+/// length is K); an index nothing bounds (a sampled topic) is checked at run time against that
+/// length when `p` is buffered or private (the worker's buffer or copy is only that long).
+/// Returns false, changing nothing, for an index this does not cover.
+bool LoopLowering::flat_pointer_access(const Target& t, const ArraySubscriptExpr* access,
+                                       Frame& f) {
+  const Expr* index = access->getIdx();
+  Sym split_row;
+  Offset stride;
+  const Sym value = eval(index, f);
+  // A private array has no rows: its constant indexes are checked like any other.
+  const bool private_array = private_tables_.count(t.array) != 0;
+  if (value.kind == Subscript::Kind::key ||
+      (value.kind == Subscript::Kind::constant && !private_array) ||
+      split_row_index(index, f, split_row, stride)) {
+    return false;
+  }
+  PointerTable& table = pointer_tables_[t.array];
+  Sym row0;
+  row0.kind = Subscript::Kind::constant;
+  row0.offset.value = 0;
+  Offset length;
+  const ForStmt* loop = nullptr;
+  const bool bounded =
+      value.kind != Subscript::Kind::constant && pointer_column(index, f, length, loop);
+  if (!bounded && !(per_worker_name(t.array) && note_checked_column(table, access, access, row0))) {
+    return false;
+  }
+  table.flat = true;
+  const UseInfo u = classify(access, f);
+  add_access(t, u.use != Use::read && u.use != Use::alias_init,
+             {to_subscript(row0, "0"), Subscript::whole(text_of(index))}, access);
+  if (u.use == Use::address || u.use == Use::alias_init) {
+    misused_container(t, describe_use(t, text_of(access) + ", its address or a reference to it"),
+                      access->getBeginLoc());
+  }
+  if (bounded) {
+    note_row_length(table, length, access->getBeginLoc());
+    note_pointer_row(t, row0, text_of(access), length, loop, access, f);
+  }
+  return true;
 }
 
 /// The row length column `column` proves: a constant c >= 0 gives c + 1; the counter of an
@@ -349,8 +402,15 @@ std::string LoopLowering::pointer_table_view(const std::string& name,
                      loop_.stmt->getBeginLoc());
   }
   const auto stride = row_strides_.find(name);
-  const Offset length =
-      table.depth == 1 && stride != row_strides_.end() ? stride->second : table.length;
+  if (table.flat && stride != row_strides_.end()) {
+    return unbounded("it is indexed both as one array ('" + name +
+                         "[k]' in a column loop, or a checked index) and by rows of the records' "
+                         "keys or constants",
+                     loop_.stmt->getBeginLoc());
+  }
+  const Offset length = table.depth == 1 && !table.flat && stride != row_strides_.end()
+                            ? stride->second
+                            : table.length;
   std::vector<std::string> reaches;
   for (const PointerRow& r : table.rows) {
     // Over a std::vector: the rows its keys name, as the inspector read them before the loop.

@@ -330,6 +330,7 @@ private:
   std::string unbuffered_name_message(const std::string& name) const;
   // ---- raw pointer tables T* / T** (LoweringPointerTables.cpp) ------------------------------
   void on_pointer_use(const Expr* use, const Stmt* parent, const Target& t, Frame& f);
+  bool flat_pointer_access(const Target& t, const ArraySubscriptExpr* access, Frame& f);
   bool pointer_column(const Expr* column, Frame& f, Offset& length, const ForStmt*& loop);
   bool reached_every_iteration(const Expr* access, Frame& f, const ForStmt* column_loop) const;
   // ---- pointer tables of other objects (LoweringObjectTables.cpp) ----------------------------
@@ -455,6 +456,9 @@ private:
       std::string table; ///< the table's expression at the access (`nw`, `this->nw`)
     };
     std::vector<CheckedColumn> checked;
+    /// A `T*` indexed as one array (`p[k]` in a column loop, `p[topic]` checked at run time):
+    /// one row, row 0, of the length its column loops prove (flat_pointer_access).
+    bool flat = false;
     /// Does an access made in every iteration name `row` and reach its last element (`length`),
     /// proving the whole row is the program's?
     bool proves_whole(const Sym& row, const Offset& length) const {
@@ -465,6 +469,7 @@ private:
     }
   };
   std::map<std::string, PointerTable> pointer_tables_;
+  void note_row_length(PointerTable& table, const Offset& length, SourceLocation at);
   bool note_checked_column(PointerTable& table, const ArraySubscriptExpr* row,
                            const ArraySubscriptExpr* element, const Sym& r);
   std::optional<std::pair<std::string, SourceLocation>>
@@ -489,6 +494,13 @@ private:
   std::map<std::string, ContainerIdentity> container_identities_;
   std::set<const ValueDecl*> privates_; ///< scratch buffers and `private(...)` variables
   std::set<std::string> libc_privates_; ///< `private(random)` / `private(rand)`: libc generators
+  /// `private(p)` on a `T* p` member of the loop's class (a scratch array like GibbsLDA++'s `p`):
+  /// analysed as a pointer table for its length, then bound per worker (PrivateTables.cpp).
+  std::set<std::string> private_tables_;
+  bool private_member_table(const std::string& name);
+  void bind_private_table(const std::string& name, const std::string& expression);
+  bool per_worker_name(const std::string& array) const;
+  void forget_array(const std::string& name);
   /// Integer scalar temporaries written once in the loop: that assignment (a subscript alias).
   std::map<const ValueDecl*, const BinaryOperator*> scalar_definitions_;
 };

@@ -356,6 +356,10 @@ void LoopLowering::find_privates() {
       }
       continue;
     }
+    if (vars.empty() && private_member_table(name)) {
+      out_.model.privates.push_back({name, true, loc_of(pragma_.hash)});
+      continue;
+    }
     if (vars.empty()) {
       error(pragma_.hash,
             "private(" + name + "): the loop names no variable '" + name + "' declared outside it");

@@ -35,23 +35,38 @@ namespace rotor::detail {
 
 LoopFrame::LoopFrame() = default;
 
-void column_outside_row(const char* where, long long column, std::int64_t width) {
-  // Workers of one loop can reach bad columns at once: the first reports and aborts, the others
-  // wait for that abort, so the report is printed once.
+namespace {
+
+/// Prints `message` and aborts. Workers of one loop can reach bad subscripts at once: the first
+/// reports and aborts, the others wait for that abort, so the report is printed once.
+[[noreturn]] void stop_once(const std::string& message) {
   static std::atomic<bool> reported{false};
   if (reported.exchange(true)) {
     for (;;) {
       std::this_thread::sleep_for(std::chrono::seconds(1));
     }
   }
-  std::fprintf(stderr,
-               "rotor: %s: column %lld is outside the %lld elements of each row Rotor staged for "
-               "this loop (the row length the loop's other accesses prove); the program stops "
-               "here instead of reaching into another row (docs/design/containers.md, \"Checked "
-               "columns\")\n",
-               where, column, static_cast<long long>(width));
+  std::fprintf(stderr, "%s\n", message.c_str());
   std::fflush(stderr);
   std::abort();
+}
+
+} // namespace
+
+void column_outside_row(const char* where, long long column, std::int64_t width) {
+  stop_once("rotor: " + std::string(where) + ": column " + std::to_string(column) +
+            " is outside the " + std::to_string(width) +
+            " elements of each row Rotor staged for this loop (the row length the loop's other "
+            "accesses prove); the program stops here instead of reaching into another row "
+            "(docs/design/containers.md, \"Checked columns\")");
+}
+
+void index_outside_array(const char* where, long long index, std::int64_t size) {
+  stop_once("rotor: " + std::string(where) + ": index " + std::to_string(index) +
+            " is outside the " + std::to_string(size) +
+            " elements of the worker's buffer of this array (the length the loop's other "
+            "accesses prove); the program stops here instead of writing past the buffer "
+            "(docs/design/containers.md, \"Checked columns\")");
 }
 
 LoopFrame::~LoopFrame() {

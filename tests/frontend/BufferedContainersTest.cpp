@@ -132,6 +132,82 @@ void f(rotor::Dataset<Rating>& ratings, float* p) {
   EXPECT_TRUE(has(r.rewritten, "auto p = ::rotor::codegen::buffered_elements(rotor_buffer_p"));
 }
 
+// A `T*` of per-topic sums used as one array (GibbsLDA++'s `nwsum`): `p[k]` in the column loop
+// proves its length K, and the topic index nothing bounds is checked at run time against the
+// worker's buffer.
+TEST(BufferedContainers, FlatPointerWithCheckedIndex) {
+  FileResult r = lower(R"(
+struct Sums {
+  int* nwsum = nullptr;
+  int K = 4;
+  void sweep(rotor::Dataset<Token>& tokens) {
+#pragma rotor parallel_for buffered(nwsum)
+    for (const Token& t : tokens) {
+      int s = 0;
+      for (int k = 0; k < K; ++k) s += nwsum[k];
+      const int old = t.topic % K; // not a key: nothing bounds it before the loop
+      nwsum[old] -= 1;
+      nwsum[(s + t.doc) % K] += 1;
+    }
+  }
+};
+)");
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.loops[0].plan.kind, PlanKind::data_parallel) << escapes(r);
+  EXPECT_TRUE(has(r.rewritten, "adopt_pointer_rows(this->nwsum, static_cast<std::int64_t>(K), "
+                               "{::rotor::codegen::rows_of_constant(0)})"))
+      << r.rewritten;
+  EXPECT_TRUE(has(r.rewritten, "nwsum[::rotor::codegen::checked_index(nwsum, old, \"t.cpp:"))
+      << r.rewritten;
+  EXPECT_TRUE(has(r.rewritten, "nwsum[::rotor::codegen::checked_index(nwsum, (s + t.doc) % K, "))
+      << r.rewritten;
+  ASSERT_EQ(r.loops[0].checked_columns.size(), 2u);
+  EXPECT_TRUE(has(r.loops[0].checked_columns[0], "index of 'nwsum[old]'"))
+      << r.loops[0].checked_columns[0];
+}
+
+// The same shapes without what makes them safe stay serial: no clause (the array is not the
+// worker's buffer, so nothing bounds the topic), no column loop proving the length, and an
+// array indexed both as one array and by the records' keys.
+TEST(BufferedContainers, FlatPointerWithoutProofStaysSerial) {
+  const char* unbuffered = R"(
+void f(rotor::Dataset<Token>& tokens, int* nwsum, int K) {
+#pragma rotor parallel_for
+  for (const Token& t : tokens) {
+    for (int k = 0; k < K; ++k) nwsum[k] += 0;
+    nwsum[t.topic % K] += 1;
+  }
+}
+)";
+  const char* no_length = R"(
+void f(rotor::Dataset<Token>& tokens, int* nwsum) {
+#pragma rotor parallel_for buffered(nwsum)
+  for (const Token& t : tokens) {
+    nwsum[t.topic % 4] += 1;
+  }
+}
+)";
+  const char* mixed = R"(
+void f(rotor::Dataset<Token>& tokens, int* nwsum, int K) {
+#pragma rotor parallel_for buffered(nwsum)
+  for (const Token& t : tokens) {
+    for (int k = 0; k < K; ++k) nwsum[k] += 1;
+    nwsum[t.doc] += 1;
+  }
+}
+)";
+  for (const char* source : {unbuffered, no_length, mixed}) {
+    FileResult r = lower(source);
+    ASSERT_TRUE(r.ok);
+    EXPECT_EQ(r.loops[0].plan.kind, PlanKind::serial) << source;
+    EXPECT_TRUE(r.loops[0].checked_columns.empty()) << source;
+  }
+  EXPECT_TRUE(has(escapes(lower(no_length)),
+                  "the index of 'nwsum[t.topic % 4]' has no bound, and no access proves"))
+      << escapes(lower(no_length));
+  EXPECT_TRUE(has(escapes(lower(mixed)), "indexed both as one array")) << escapes(lower(mixed));
+}
+
 // The nearest shapes that must stay serial: the container reached other than by its own name in
 // the body (the worker's buffer is only that name), and containers Rotor cannot buffer.
 TEST(BufferedContainers, UsedInAHelperStaysSerial) {

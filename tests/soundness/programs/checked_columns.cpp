@@ -4,7 +4,10 @@
 // comes from the accesses in 'for (k = 0; k < K; ++k)'; rotor-cc rewrites each unbounded column
 // to a run-time check, so each loop must be parallel (one_d by word) and equal to the serial
 // replay. The helper also reads a `T*` table inside its k loop, an access the serial loop could
-// skip (K = 0) but whose row the helper's first access proves.
+// skip (K = 0) but whose row the helper's first access proves. A third loop keeps per-topic sums
+// in a buffered `int*` used as one array (GibbsLDA++'s `nwsum`): its length is proven by
+// `sums[k]` in the k loop and its topic indexes are checked at run time; it only adds and
+// subtracts integers, so the merged sums equal the serial replay's.
 #include "soundness.h"
 
 constexpr std::int64_t P = 1000003;
@@ -43,6 +46,20 @@ struct Sampler {
     nw[w][to] += 1;
     totals[w] += static_cast<int>(1 + mix % 2);
     return to;
+  }
+
+  /// Per-topic sums of the records' topics, in a buffered `T*` indexed by computed topics.
+  void tally(rotor::Dataset<Token>& tokens, int* sums) {
+#pragma rotor parallel_for buffered(sums)
+    for (const Token& t : tokens) {
+      const int from = t.topic % K;
+      const int to = (t.doc * 3 + t.word) % K;
+      for (int k = 0; k < K; ++k) {
+        sums[k] += k == to ? 2 : 0;
+      }
+      sums[from] -= 1;
+      sums[to] -= 1;
+    }
   }
 
   std::int64_t sweep(rotor::Dataset<Token>& tokens) {
@@ -84,9 +101,11 @@ int main(int argc, char** argv) {
     }
   }
   std::int64_t total = 0;
+  std::vector<int> sums(kTopics, 0);
   for (int it = 0; it < 3; ++it) {
     total = (total * 31 + recount(tokens, sampler.nw, kTopics)) % P;
     total = (total * 31 + sampler.sweep(tokens)) % P;
+    sampler.tally(tokens, sums.data());
   }
   snd::Hash h;
   for (int w = 0; w < words; ++w) {
@@ -96,7 +115,7 @@ int main(int argc, char** argv) {
     delete[] sampler.nw[w];
   }
   delete[] sampler.nw;
-  h << total << totals;
+  h << total << totals << sums;
   h.records(tokens);
   h.print();
   return 0;

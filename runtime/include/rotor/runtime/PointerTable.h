@@ -27,6 +27,7 @@
 
 #include "rotor/distarray/Dataset.h"
 #include "rotor/distarray/DistArray.h"
+#include "rotor/runtime/ContainerView.h"
 #include "rotor/runtime/detail/PointerTables.h"
 
 #include <algorithm>
@@ -273,6 +274,34 @@ I checked_column(const PointerRows<T>& rows, I column, const char* where) {
   static_assert(std::is_integral_v<I>, "checked_column: the column must be an integer");
   check_column_in_row(column, rows.width(), where);
   return column;
+}
+
+/// An index `p[index]` of a buffered `T*` used as one array that rotor-cc could not bound before
+/// the loop (docs/design/containers.md, "Checked columns"): rotor-cc writes the access as
+/// `p[checked_index(p, index, where)]`. Inside the loop `p` names the worker's buffer, only as
+/// long as the loop's other accesses prove the array is: an index outside it stops the program
+/// with `where` and the value.
+template <class Buffer, class I>
+I checked_index(const BufferedElements<Buffer>& buffer, I index, const char* where) {
+  static_assert(std::is_integral_v<I>, "checked_index: the index must be an integer");
+  bool outside = false;
+  if constexpr (std::is_signed_v<I>) {
+    outside = index < 0 || static_cast<unsigned long long>(index) >= buffer.size();
+  } else {
+    outside = static_cast<unsigned long long>(index) >= buffer.size();
+  }
+  if (outside) {
+    detail::index_outside_array(where, static_cast<long long>(index),
+                                static_cast<std::int64_t>(buffer.size()));
+  }
+  return index;
+}
+
+/// The same access outside the loop (serial code calling the same helper): the program's own
+/// pointer, unchecked.
+template <class T, class I> I checked_index(T* /*array*/, I index, const char* /*where*/) {
+  static_assert(std::is_integral_v<I>, "checked_index: the index must be an integer");
+  return index;
 }
 
 } // namespace rotor::codegen

@@ -49,4 +49,8 @@ inline std::vector<CheckedTable> checked_tables_value;
 /// file, line and text) lies outside the `width` elements of the rows staged for the loop.
 [[noreturn]] void column_outside_row(const char* where, long long column, std::int64_t width);
 
+/// Stops the program: the index `index` of an access rotor-cc could not bound (`where`) lies
+/// outside the `size` elements of the buffered `T*` array it indexes (codegen::checked_index).
+[[noreturn]] void index_outside_array(const char* where, long long index, std::int64_t size);
+
 } // namespace rotor::detail
