@@ -184,6 +184,10 @@ void LoopLowering::on_pointer_use(const Expr* use, const Stmt* /*parent*/, const
     misused_container(t, describe_use(t, text_of(element) + ", its address or a reference to it"),
                       element->getBeginLoc());
   }
+  if (is_ragged_access(row, element, r, f)) {
+    note_ragged_access(table, element, f);
+    return;
+  }
   Offset length;
   const ForStmt* loop = nullptr;
   if (!pointer_column(element->getIdx(), f, length, loop)) {
@@ -312,7 +316,8 @@ bool LoopLowering::reached_every_iteration(const Expr* access, Frame& f,
     return f.call != nullptr && f.caller != nullptr && reached_in_callee(access, f, column_loop) &&
            reached_every_iteration(f.call, *f.caller, column_loop);
   }
-  if (may_leave_early(loop_.body)) {
+  // A ragged nest's iteration is one pass of the inner body: its `continue` ends the iteration.
+  if (may_leave_early(loop_.inner != nullptr ? loop_.inner->getBody() : loop_.body)) {
     return false;
   }
   const Stmt* child = access;
@@ -400,6 +405,14 @@ std::string LoopLowering::pointer_table_view(const std::string& name,
                      "this loop is over '" +
                          text_of(loop_.range) + "'",
                      loop_.stmt->getBeginLoc());
+  }
+  if (!table.ragged.empty()) { // t[d][n] in a ragged nest: each row as long as its count
+    if (const auto refusal = why_not_ragged(name, table)) {
+      return unbounded(refusal->first, refusal->second);
+    }
+    return std::string(table.swapped ? "::rotor::codegen::stage_ragged_object_table("
+                                     : "::rotor::codegen::stage_ragged_pointer_table(") +
+           expression + ", rotor_iterations)";
   }
   const auto stride = row_strides_.find(name);
   if (table.flat && stride != row_strides_.end()) {

@@ -459,6 +459,11 @@ private:
     /// A `T*` indexed as one array (`p[k]` in a column loop, `p[topic]` checked at run time):
     /// one row, row 0, of the length its column loops prove (flat_pointer_access).
     bool flat = false;
+    /// In a ragged nest: the accesses `t[d][n]` (row the outer index d, column the inner index
+    /// n), and whether one of them is made in every iteration (then row d has at least d's count
+    /// of elements: LoweringRaggedTables.cpp).
+    std::vector<PointerRow> ragged;
+    bool ragged_proven = false;
     /// Does an access made in every iteration name `row` and reach its last element (`length`),
     /// proving the whole row is the program's?
     bool proves_whole(const Sym& row, const Offset& length) const {
@@ -475,6 +480,12 @@ private:
   std::optional<std::pair<std::string, SourceLocation>>
   why_columns_unchecked(const PointerTable& table, const Offset& length) const;
   void emit_column_checks(const std::string& name, const PointerTable& table, const Offset& length);
+  // ---- ragged pointer tables t[d][n] (LoweringRaggedTables.cpp) ----------------------------
+  bool is_ragged_access(const ArraySubscriptExpr* row, const ArraySubscriptExpr* element,
+                        const Sym& r, const Frame& f) const;
+  void note_ragged_access(PointerTable& table, const ArraySubscriptExpr* element, Frame& f);
+  std::optional<std::pair<std::string, SourceLocation>>
+  why_not_ragged(const std::string& name, const PointerTable& table) const;
   std::map<std::string, std::pair<std::string, SourceLocation>> container_misuse_;
   /// Buffered containers (LoweringBuffered.cpp): each container's first use that is not its own
   /// name in the loop body (a helper, `this->w`, `::w`, an alias), and the containers with a

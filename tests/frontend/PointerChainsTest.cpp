@@ -66,6 +66,27 @@ struct Lda { Corpus* corpus; int M, K; std::vector<std::vector<int>> z;
     for (int m = 0; m < M; m++)
       for (int n = 0; n < corpus->docs[m]->length; n++) { count(m, n); } } };)",
      true, "one_d"},
+    // a T** table whose row m is as long as m's count: z[m][n] in every iteration proves it
+    // (docs/design/containers.md, "Ragged rows of a T** table"); GibbsLDA++'s sampling(m, n)
+    {"ragged_table_in_helper", R"(
+struct Lda { Corpus* corpus; int M, K; int** z; std::vector<long> per_word;
+  int sampling(int m, int n) { const int t = z[m][n]; per_word[corpus->docs[m]->words[n]] += t;
+    return (t + 1) % K; }
+  void sweep() {
+#pragma rotor parallel_for
+    for (int m = 0; m < M; m++)
+      for (int n = 0; n < corpus->docs[m]->length; n++) {
+        int topic = sampling(m, n);
+        z[m][n] = topic; } } };)",
+     true, "rotation"},
+    {"ragged_table_covers_conditional_access", R"(
+void f(Corpus* c, int M, long** acc) {
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < c->docs[m]->length; ++n) {
+      acc[m][n] = acc[m][n] * 3 + n;
+      if (n % 2 == 0) { acc[m][n] += 1; } } })",
+     true, "one_d"},
     // ---- must stay serial ----
     {"helper_changes_its_index", R"(
 struct Lda { Corpus* corpus; int M; std::vector<long> per_word;
@@ -139,6 +160,46 @@ void f(Corpus* c, int M, std::vector<long>& per_word) {
     for (int n = 0; n < c->docs[m]->length; ++n) {
       per_word[(int)c->docs[m]->weights[n]] += 1; } })",
      false, "reads through"},
+    {"ragged_table_column_past_the_index", R"(
+void f(Corpus* c, int M, long** acc) {
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < c->docs[m]->length; ++n) { acc[m][n] = 1; acc[m][n + 1] += 1; } })",
+     false,
+     "'acc[m][n]' gives its rows the ragged length 'c->docs[m]->length', and "
+     "'acc[m][n + 1]' is not an access 'acc[m][n]'"},
+    {"ragged_table_only_under_a_condition", R"(
+void f(Corpus* c, int M, long** acc) {
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < c->docs[m]->length; ++n) { if (n % 2 == 0) { acc[m][n] += 1; } } })",
+     false, "'acc[m][n]' is not made in every iteration"},
+    {"ragged_table_after_continue", R"(
+void f(Corpus* c, int M, long** acc) {
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < c->docs[m]->length; ++n) { if (n % 3 == 2) continue; acc[m][n] += 1; } })",
+     false, "'acc[m][n]' is not made in every iteration"},
+    {"ragged_table_other_row", R"(
+void f(Corpus* c, int M, long** acc) {
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < c->docs[m]->length; ++n) { acc[m][n] = 1; acc[0][n] += 1; } })",
+     false, "'acc[0][n]' is not an access 'acc[m][n]'"},
+    {"ragged_table_mixed_with_column_loop", R"(
+void f(Corpus* c, int M, int K, long** acc) {
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < c->docs[m]->length; ++n) {
+      acc[m][n] = 1;
+      for (int k = 0; k < K; ++k) { acc[m][k] += 1; } } })",
+     false, "'acc[m][k]' is not an access 'acc[m][n]'"},
+    {"ragged_table_row_of_inner_index", R"(
+void f(Corpus* c, int M, long** acc) {
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < c->docs[m]->length; ++n) { acc[n][m] += 1; } })",
+     false, "the extent of 'acc'"},
     {"bool_bound_is_no_nest", R"(
 void f(Corpus* c, int M, std::vector<long>& tokens) {
 #pragma rotor parallel_for

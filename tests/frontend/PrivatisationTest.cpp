@@ -449,6 +449,64 @@ void k(Data& d, Mat& W) {
   EXPECT_NE(out.find("/*private_state*/ {\"random\", \"rand\"}"), std::string::npos);
 }
 
+// private(p) on a `T*` member (docs/design/containers.md, "Private pointer arrays"): filled by
+// a member helper in a column loop, its other indexes checked, the helper cloned after the
+// worker's copy; the shapes without what makes that sound stay serial, naming private(p).
+TEST(PrivateClause, PrivateMemberPointerArray) {
+  const FileResult r = rotor::frontend::process_source(std::string(kPrelude) + R"(
+struct S {
+  int K = 4;
+  double* p = nullptr;
+  double q = 0;
+  double fill(const Rating& r) {
+    for (int k = 0; k < K; ++k) { p[k] = r.value * k; }
+    for (int k = 1; k < K; ++k) { p[k] += p[k - 1]; }
+    return p[K - 1];
+  }
+  double fill_this(const Rating& r) {
+    for (int k = 0; k < K; ++k) { this->p[k] = r.value; }
+    return p[0];
+  }
+  double no_length(const Rating& r) { p[r.user % 4] = 1; return p[0]; }
+  void a(Data& d, Mat& W) {
+#pragma rotor parallel_for private(p)
+    for (const Rating& r : d) { W(r.user, 0) += fill(r); } }
+  void b(Data& d, Mat& W) {
+#pragma rotor parallel_for private(p)
+    for (const Rating& r : d) { W(r.user, 0) += fill_this(r); } }
+  void c(Data& d, Mat& W) {
+#pragma rotor parallel_for private(p)
+    for (const Rating& r : d) { W(r.user, 0) += no_length(r); } }
+  void e(Data& d, Mat& W) {
+#pragma rotor parallel_for private(q)
+    for (const Rating& r : d) { W(r.user, 0) += q; } }
+};
+)",
+                                                       "t.cpp", options());
+  ASSERT_EQ(r.loops.size(), 4u);
+  EXPECT_NE(r.loops[0].plan.kind, PlanKind::serial) << r.loops[0].plan.reason;
+  EXPECT_FALSE(r.loops[0].model.serial_equivalent());
+  const std::string& out = r.rewritten;
+  EXPECT_NE(out.find("::rotor::codegen::PrivateArray<std::remove_pointer_t<decltype(this->p)>> "
+                     "rotor_private_p(this->p, static_cast<std::int64_t>(K));"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("auto p = rotor_private_p.local();"), std::string::npos) << out;
+  EXPECT_NE(out.find("auto fill = [&](const Rating& r) -> double"), std::string::npos) << out;
+  EXPECT_NE(out.find("p[::rotor::codegen::checked_index(p, K - 1, "), std::string::npos) << out;
+  EXPECT_EQ(r.loops[1].plan.kind, PlanKind::serial);
+  EXPECT_NE(r.loops[1].plan.reason.find("private(p): 'p' is used"), std::string::npos)
+      << r.loops[1].plan.reason;
+  EXPECT_EQ(r.loops[2].plan.kind, PlanKind::serial);
+  EXPECT_NE(r.loops[2].plan.reason.find("private(p)"), std::string::npos)
+      << r.loops[2].plan.reason;
+  bool named = false; // a member that is no T*: an error, as an unknown name
+  for (const auto& diag : r.diagnostics) {
+    named = named || diag.message.find("private(q)") != std::string::npos;
+  }
+  EXPECT_TRUE(named);
+}
+
 } // namespace
 
 // --explain describes each per-worker copy as what it is: a generator is re-seeded per worker,

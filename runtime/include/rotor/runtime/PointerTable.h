@@ -27,7 +27,10 @@
 
 #include "rotor/distarray/Dataset.h"
 #include "rotor/distarray/DistArray.h"
+#include "rotor/distarray/detail/Collective.h"
+#include "rotor/distarray/detail/DatasetInternals.h"
 #include "rotor/runtime/ContainerView.h"
+#include "rotor/runtime/Inspector.h"
 #include "rotor/runtime/detail/PointerTables.h"
 
 #include <algorithm>
@@ -97,11 +100,12 @@ DistArray<T, 2> adopt_pointer_rows(T* p, std::int64_t row_length,
   return DistArray<T, 2>::adopt(p, {rows, row_length});
 }
 
-/// A `T** table` whose reached rows have `row_length` elements each, copied into one contiguous
-/// DistArray<T, 2> of (rows, row_length) for the length of one loop and back after it on every
-/// rank (rows the loop does not reach are neither read nor written: zero in the copy). Cost: one
-/// copy of the reached rows in and one out per loop, rows x row_length elements of memory, and a
-/// histogram of each key field naming rows (an allreduce of its extent across ranks).
+/// A `T** table` whose reached rows have `row_length` elements each (or, for a ragged table, each
+/// its own length), copied into one contiguous DistArray<T, 2> of (rows, longest row) for the
+/// length of one loop and back after it on every rank (rows the loop does not reach are neither
+/// read nor written: zero in the copy, as is the rest of a shorter row). Cost: one copy of the
+/// reached rows in and one out per loop, rows x longest row elements of memory, and a histogram
+/// of each key field naming rows (an allreduce of its extent across ranks).
 template <class T> class StagedPointerTable {
 public:
   /// `swap`: point the table's reached rows at the staged rows until the destructor (or until
@@ -109,16 +113,17 @@ public:
   /// itself (`this->m[i][j]` in a method), writes the staged copy (stage_object_table).
   StagedPointerTable(T** table, std::int64_t row_length, std::initializer_list<RowReach> reach,
                      bool swap = false)
-      : table_(table), width_(std::max<std::int64_t>(row_length, 0)) {
-    const std::int64_t rows = rows_reached(reach);
-    reached_.assign(static_cast<std::size_t>(std::max<std::int64_t>(rows, 0)), 0);
-    for (const RowReach& r : reach) {
-      r.mark(reached_);
+      : StagedPointerTable(table, uniform_lengths(row_length, reach), swap) {}
+  /// Row r has `lengths[r]` elements, 0 for a row the loop does not reach.
+  StagedPointerTable(T** table, std::vector<std::int64_t> lengths, bool swap)
+      : table_(table), lengths_(std::move(lengths)) {
+    for (const std::int64_t length : lengths_) {
+      width_ = std::max(width_, length);
     }
-    staged_ = DistArray<T, 2>({static_cast<std::int64_t>(reached_.size()), width_},
+    staged_ = DistArray<T, 2>({static_cast<std::int64_t>(lengths_.size()), width_},
                               "staged pointer table");
-    for (std::size_t r = 0; r < reached_.size() && width_ > 0; ++r) {
-      if (reached_[r] == 0) {
+    for (std::size_t r = 0; r < lengths_.size(); ++r) {
+      if (lengths_[r] <= 0) {
         continue;
       }
       const T* row = table_[r];
@@ -126,15 +131,15 @@ public:
         live_.in_place = true; // the serial program would fail here too: leave it to the body
         continue;
       }
-      std::copy(row, row + width_, staged_.data() + static_cast<std::int64_t>(r) * width_);
+      std::copy(row, row + lengths_[r], staged_row(r));
       const auto begin = reinterpret_cast<std::uintptr_t>(row);
-      live_.rows.emplace_back(begin, begin + static_cast<std::uintptr_t>(width_) * sizeof(T));
+      live_.rows.emplace_back(begin, begin + static_cast<std::uintptr_t>(lengths_[r]) * sizeof(T));
     }
     if (swap && !live_.in_place) {
-      own_.assign(reached_.size(), nullptr);
+      own_.assign(lengths_.size(), nullptr);
       live_.own_rows = [this] { restore_own_rows(); };
       const auto slots = reinterpret_cast<std::uintptr_t>(table_);
-      live_.swapped_pointers = {slots, slots + reached_.size() * sizeof(T*)};
+      live_.swapped_pointers = {slots, slots + lengths_.size() * sizeof(T*)};
     }
     detail::live_pointer_tables().push_back(&live_);
     detail::checked_tables_value.push_back({table_, width_});
@@ -156,10 +161,10 @@ public:
     if (!own_.empty()) {
       restore_own_rows();
     }
-    for (std::size_t r = 0; r < reached_.size() && width_ > 0; ++r) {
-      if (reached_[r] != 0 && table_[r] != nullptr) {
-        const T* row = staged_.data() + static_cast<std::int64_t>(r) * width_;
-        std::copy(row, row + width_, table_[r]);
+    for (std::size_t r = 0; r < lengths_.size(); ++r) {
+      if (lengths_[r] > 0 && table_[r] != nullptr) {
+        const T* row = staged_row(r);
+        std::copy(row, row + lengths_[r], table_[r]);
       }
     }
   }
@@ -173,16 +178,31 @@ public:
   T* row(DistArray<T, 2>& given, std::int64_t r) const {
     return live_.in_place ? table_[r] : given.data() + r * given.cols();
   }
-  /// The row length the table was staged with.
+  /// The row length the table was staged with (the longest row's).
   std::int64_t width() const { return width_; }
 
 private:
+  /// `row_length` for each row an access in `reach` names, 0 for the others.
+  static std::vector<std::int64_t> uniform_lengths(std::int64_t row_length,
+                                                   std::initializer_list<RowReach> reach) {
+    std::vector<char> reached(
+        static_cast<std::size_t>(std::max<std::int64_t>(rows_reached(reach), 0)), 0);
+    for (const RowReach& r : reach) {
+      r.mark(reached);
+    }
+    std::vector<std::int64_t> lengths(reached.size(), 0);
+    for (std::size_t r = 0; r < reached.size(); ++r) {
+      lengths[r] = reached[r] != 0 ? std::max<std::int64_t>(row_length, 0) : 0;
+    }
+    return lengths;
+  }
+  T* staged_row(std::size_t r) { return staged_.data() + static_cast<std::int64_t>(r) * width_; }
   /// Each reached row's pointer now points at its staged row; own_ keeps the table's own.
   void point_at_staged_rows() {
-    for (std::size_t r = 0; r < reached_.size() && width_ > 0; ++r) {
-      if (reached_[r] != 0) {
+    for (std::size_t r = 0; r < lengths_.size(); ++r) {
+      if (lengths_[r] > 0) {
         own_[r] = table_[r];
-        table_[r] = staged_.data() + static_cast<std::int64_t>(r) * width_;
+        table_[r] = staged_row(r);
       }
     }
   }
@@ -196,8 +216,8 @@ private:
   }
 
   T** table_;
-  std::int64_t width_;
-  std::vector<char> reached_;
+  std::vector<std::int64_t> lengths_; ///< each row's staged length (0: not reached)
+  std::int64_t width_ = 0;
   DistArray<T, 2> staged_;
   std::vector<T*> own_; ///< swapped: the table's own row pointers, to put back
   detail::PointerTableRows live_;
@@ -244,6 +264,39 @@ template <class T>
 StagedPointerTable<T> stage_object_table(T** table, std::int64_t row_length,
                                          std::initializer_list<RowReach> reach) {
   return StagedPointerTable<T>(table, row_length, reach, true);
+}
+
+/// The rows of a ragged nest's iterations (Inspection::ragged: k0 the outer index, `at` the inner
+/// one): entry r is one more than the largest `at` of the iterations whose k0 is r, 0 when none,
+/// over all ranks (collective when the iterations are distributed).
+template <int N> std::vector<std::int64_t> ragged_row_lengths(Dataset<Iteration<N>>& iterations) {
+  const std::int64_t rows = iterations.extent(&Iteration<N>::k0);
+  ::rotor::detail::check_allocation("the row lengths of a ragged pointer table (int64_t)", &rows, 1,
+                                    sizeof(std::int64_t));
+  std::vector<std::int64_t> lengths(static_cast<std::size_t>(rows), 0);
+  for (const Iteration<N>& it : ::rotor::detail::DatasetInternals::records(iterations)) {
+    std::int64_t& length = lengths[static_cast<std::size_t>(it.k0)];
+    length = std::max(length, it.at + 1);
+  }
+  if (iterations.distribution() == Distribution::distributed && rows > 0) {
+    ::rotor::detail::collective().allreduce_max(lengths.data(), lengths.size());
+  }
+  return lengths;
+}
+
+/// `T** table` accessed `t[d][n]` in a ragged nest over `iterations` (the serial loop touches
+/// elements 0 .. count(d) - 1 of each row d it reaches, in every iteration), staged for one loop
+/// with row d's own length count(d) (docs/design/containers.md, "Ragged rows of a T** table").
+template <class T, int N>
+StagedPointerTable<T> stage_ragged_pointer_table(T** table, Dataset<Iteration<N>>& iterations) {
+  return StagedPointerTable<T>(table, ragged_row_lengths(iterations), false);
+}
+
+/// The same for a table the body's helpers name (`this->z[m][n]` in a method): its reached rows
+/// are pointed at the staged rows, as stage_object_table does.
+template <class T, int N>
+StagedPointerTable<T> stage_ragged_object_table(T** table, Dataset<Iteration<N>>& iterations) {
+  return StagedPointerTable<T>(table, ragged_row_lengths(iterations), true);
 }
 
 /// The body's view of staged pointer table `staged` through the array the executor gave it.
