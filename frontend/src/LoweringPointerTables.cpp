@@ -58,8 +58,9 @@ bool may_leave_early(const Stmt* s, bool in_inner_loop = false, bool in_switch =
 }
 
 /// `record`: the Dataset's record type, or "" in a loop over a std::vector or an integer range,
-/// whose keys are the inspected iterations' (`range` is then `rotor_iterations`, a
-/// Dataset<codegen::Iteration<N>> whose key i is field k<i>).
+/// whose keys are the inspected iterations' (`range` is then `rotor_inspection`, the loop's
+/// codegen::Inspection<N>, whose iterations' key i is field k<i>, and which keeps their
+/// histograms while the keys do not change).
 std::string reach_text(const Sym& row, const std::string& range, const std::string& record,
                        const analysis::LoopModel& m) {
   if (row.kind == Subscript::Kind::key && row.offset.is_numeric() && row.field >= 0) {
@@ -412,7 +413,7 @@ std::string LoopLowering::pointer_table_view(const std::string& name,
     }
     return std::string(table.swapped ? "::rotor::codegen::stage_ragged_object_table("
                                      : "::rotor::codegen::stage_ragged_pointer_table(") +
-           expression + ", rotor_iterations)";
+           expression + ", rotor_inspection)";
   }
   const auto stride = row_strides_.find(name);
   if (table.flat && stride != row_strides_.end()) {
@@ -428,7 +429,7 @@ std::string LoopLowering::pointer_table_view(const std::string& name,
   for (const PointerRow& r : table.rows) {
     // Over a std::vector: the rows its keys name, as the inspector read them before the loop.
     const std::string reach = out_.over_vector
-                                  ? reach_text(r.row, "rotor_iterations", "", out_.model)
+                                  ? reach_text(r.row, "rotor_inspection", "", out_.model)
                                   : reach_text(r.row, text_of(range), out_.record_type, out_.model);
     if (reach.empty()) {
       return unbounded("the row of '" + r.text +

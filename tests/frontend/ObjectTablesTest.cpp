@@ -188,10 +188,10 @@ class Svd {
   ASSERT_EQ(r.loops.size(), 1u);
   EXPECT_EQ(r.loops[0].plan.kind, PlanKind::rotation);
   EXPECT_TRUE(has(r.rewritten, "static_cast<std::int64_t>(factors), "
-                               "{::rotor::codegen::rows_of_key(rotor_iterations, "
+                               "{::rotor::codegen::rows_of_key(rotor_inspection, "
                                "&::rotor::codegen::Iteration<2>::k0, 0)});"))
       << r.rewritten;
-  EXPECT_TRUE(has(r.rewritten, "{::rotor::codegen::rows_of_key(rotor_iterations, "
+  EXPECT_TRUE(has(r.rewritten, "{::rotor::codegen::rows_of_key(rotor_inspection, "
                                "&::rotor::codegen::Iteration<2>::k1, 0)});"));
 }
 

@@ -122,5 +122,35 @@ TEST(Inspector, ChangedKeysRebuildTheIterations) {
   EXPECT_EQ(total, 100);
 }
 
+// The counts and row lengths an inspection keeps (Inspection::histogram, ragged_row_lengths):
+// recomputed when the keys change, equal to a fresh count every time.
+TEST(Inspector, KeptHistogramsFollowTheKeys) {
+  std::vector<std::vector<int>> docs = {{3, 1}, {}, {1, 1, 2}};
+  codegen::Inspection<2> inspection;
+  const auto inspect = [&] {
+    return inspection.ragged(
+        static_cast<int>(docs.size()),
+        [&](std::int64_t d) { return docs[static_cast<std::size_t>(d)].size(); },
+        [](std::int64_t d, std::int64_t) { return d; },
+        [&](std::int64_t d, std::int64_t n) {
+          return docs[static_cast<std::size_t>(d)][static_cast<std::size_t>(n)];
+        });
+  };
+  inspect();
+  const auto k1 = &codegen::Iteration<2>::k1;
+  EXPECT_EQ(inspection.histogram(k1), (std::vector<std::int64_t>{0, 3, 1, 1}));
+  EXPECT_EQ(inspection.ragged_row_lengths(), (std::vector<std::int64_t>{2, 0, 3}));
+  inspect(); // the same keys: kept
+  EXPECT_EQ(inspection.rebuilds(), 1u);
+  EXPECT_EQ(inspection.histogram(k1), (std::vector<std::int64_t>{0, 3, 1, 1}));
+  docs[1] = {4, 4};
+  docs[2].pop_back();
+  inspect();
+  EXPECT_EQ(inspection.rebuilds(), 2u);
+  EXPECT_EQ(inspection.histogram(k1), (std::vector<std::int64_t>{0, 3, 0, 1, 2}));
+  EXPECT_EQ(inspection.histogram(&codegen::Iteration<2>::k0), (std::vector<std::int64_t>{2, 2, 2}));
+  EXPECT_EQ(inspection.ragged_row_lengths(), (std::vector<std::int64_t>{2, 2, 2}));
+}
+
 } // namespace
 } // namespace rotor::test

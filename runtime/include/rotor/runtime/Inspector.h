@@ -35,6 +35,8 @@
 #include "rotor/distarray/detail/DatasetInternals.h"
 #include "rotor/runtime/ChainReads.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -215,6 +217,44 @@ public:
   /// How many times the keys differed from the last run's and the dataset was rebuilt (tests).
   std::uint64_t rebuilds() const { return rebuilds_; }
 
+  /// Dataset::histogram of key `key` over the iterations (all ranks), kept until the keys change:
+  /// an execution whose keys equal the last one's (every Gibbs sweep over the same corpus)
+  /// reuses it. Every rank keeps or recomputes alike (the rebuild follows the keys, which the
+  /// ranks read from the same data), so the collective runs on all of them or on none.
+  const std::vector<std::int64_t>& histogram(std::int64_t Iteration<N>::*key) {
+    const Iteration<N> probe{};
+    const auto field = static_cast<std::size_t>(reinterpret_cast<const char*>(&(probe.*key)) -
+                                                reinterpret_cast<const char*>(&probe)) /
+                       sizeof(std::int64_t);
+    Kept& kept = histograms_[field];
+    if (!kept.valid || kept.rebuild != rebuilds_) {
+      kept.values = dataset_.histogram(key);
+      kept.valid = true;
+      kept.rebuild = rebuilds_;
+    }
+    return kept.values;
+  }
+
+  /// Of a ragged nest: row i's count, 1 + the largest inner index n of the iterations (i, n)
+  /// (all ranks), kept until the keys change, as histogram().
+  const std::vector<std::int64_t>& ragged_row_lengths() {
+    if (!row_lengths_.valid || row_lengths_.rebuild != rebuilds_) {
+      const std::int64_t rows = dataset_.extent(&Iteration<N>::k0);
+      ::rotor::detail::check_allocation("the row lengths of a ragged pointer table (int64_t)",
+                                        &rows, 1, sizeof(std::int64_t));
+      std::vector<std::int64_t> lengths(static_cast<std::size_t>(rows), 0);
+      for (const Iteration<N>& it : ::rotor::detail::DatasetInternals::records(dataset_)) {
+        std::int64_t& length = lengths[static_cast<std::size_t>(it.k0)];
+        length = std::max(length, it.at + 1);
+      }
+      if (dataset_.distribution() == Distribution::distributed && rows > 0) {
+        ::rotor::detail::collective().allreduce_max(lengths.data(), lengths.size());
+      }
+      row_lengths_ = {true, rebuilds_, std::move(lengths)};
+    }
+    return row_lengths_.values;
+  }
+
 private:
   /// Keeps the dataset when `fresh_` equals the keys it was built from; rebuilds it otherwise.
   Dataset<Iteration<N>>& settle_fresh() {
@@ -235,6 +275,14 @@ private:
   Dataset<Iteration<N>> dataset_;
   bool built_ = false;
   std::uint64_t rebuilds_ = 0;
+  /// A value computed from the keys, and the rebuild it was computed for.
+  struct Kept {
+    bool valid = false;
+    std::uint64_t rebuild = 0;
+    std::vector<std::int64_t> values;
+  };
+  std::array<Kept, N + 1> histograms_{};
+  Kept row_lengths_;
 };
 
 } // namespace rotor::codegen

@@ -50,19 +50,38 @@ struct RowReach {
   std::function<void(std::vector<char>& reached)> mark;
 };
 
+/// Sets reached[v + offset] for every value v that `counts` (records per value) counts.
+inline void mark_counted_rows(const std::vector<std::int64_t>& counts, std::int64_t offset,
+                              std::vector<char>& reached) {
+  for (std::size_t v = 0; v < counts.size(); ++v) {
+    const std::int64_t row = static_cast<std::int64_t>(v) + offset;
+    if (counts[v] > 0 && row >= 0 && row < static_cast<std::int64_t>(reached.size())) {
+      reached[static_cast<std::size_t>(row)] = 1;
+    }
+  }
+}
+
 /// The rows `key + offset` names over the records of `data` (all ranks; collective).
 template <class R, class F>
 RowReach rows_of_key(const Dataset<R>& data, F R::*key, std::int64_t offset) {
   RowReach reach;
   reach.rows = std::max<std::int64_t>(0, data.extent(key) + offset);
   reach.mark = [&data, key, offset](std::vector<char>& reached) {
-    const std::vector<std::int64_t> counts = data.histogram(key);
-    for (std::size_t v = 0; v < counts.size(); ++v) {
-      const std::int64_t row = static_cast<std::int64_t>(v) + offset;
-      if (counts[v] > 0 && row >= 0 && row < static_cast<std::int64_t>(reached.size())) {
-        reached[static_cast<std::size_t>(row)] = 1;
-      }
-    }
+    mark_counted_rows(data.histogram(key), offset, reached);
+  };
+  return reach;
+}
+
+/// The same over the iterations of an inspected loop, from the histogram its inspection keeps
+/// while the keys do not change (Inspection::histogram).
+template <int N>
+RowReach rows_of_key(Inspection<N>& inspection, std::int64_t Iteration<N>::*key,
+                     std::int64_t offset) {
+  const std::vector<std::int64_t>& counts = inspection.histogram(key);
+  RowReach reach;
+  reach.rows = std::max<std::int64_t>(0, static_cast<std::int64_t>(counts.size()) + offset);
+  reach.mark = [&counts, offset](std::vector<char>& reached) {
+    mark_counted_rows(counts, offset, reached);
   };
   return reach;
 }
@@ -266,37 +285,20 @@ StagedPointerTable<T> stage_object_table(T** table, std::int64_t row_length,
   return StagedPointerTable<T>(table, row_length, reach, true);
 }
 
-/// The rows of a ragged nest's iterations (Inspection::ragged: k0 the outer index, `at` the inner
-/// one): entry r is one more than the largest `at` of the iterations whose k0 is r, 0 when none,
-/// over all ranks (collective when the iterations are distributed).
-template <int N> std::vector<std::int64_t> ragged_row_lengths(Dataset<Iteration<N>>& iterations) {
-  const std::int64_t rows = iterations.extent(&Iteration<N>::k0);
-  ::rotor::detail::check_allocation("the row lengths of a ragged pointer table (int64_t)", &rows, 1,
-                                    sizeof(std::int64_t));
-  std::vector<std::int64_t> lengths(static_cast<std::size_t>(rows), 0);
-  for (const Iteration<N>& it : ::rotor::detail::DatasetInternals::records(iterations)) {
-    std::int64_t& length = lengths[static_cast<std::size_t>(it.k0)];
-    length = std::max(length, it.at + 1);
-  }
-  if (iterations.distribution() == Distribution::distributed && rows > 0) {
-    ::rotor::detail::collective().allreduce_max(lengths.data(), lengths.size());
-  }
-  return lengths;
-}
-
-/// `T** table` accessed `t[d][n]` in a ragged nest over `iterations` (the serial loop touches
-/// elements 0 .. count(d) - 1 of each row d it reaches, in every iteration), staged for one loop
-/// with row d's own length count(d) (docs/design/containers.md, "Ragged rows of a T** table").
+/// `T** table` accessed `t[d][n]` in a ragged nest inspected by `inspection` (the serial loop
+/// touches elements 0 .. count(d) - 1 of each row d it reaches, in every iteration), staged for
+/// one loop with row d's own length count(d), Inspection::ragged_row_lengths
+/// (docs/design/containers.md, "Ragged rows of a T** table").
 template <class T, int N>
-StagedPointerTable<T> stage_ragged_pointer_table(T** table, Dataset<Iteration<N>>& iterations) {
-  return StagedPointerTable<T>(table, ragged_row_lengths(iterations), false);
+StagedPointerTable<T> stage_ragged_pointer_table(T** table, Inspection<N>& inspection) {
+  return StagedPointerTable<T>(table, inspection.ragged_row_lengths(), false);
 }
 
 /// The same for a table the body's helpers name (`this->z[m][n]` in a method): its reached rows
 /// are pointed at the staged rows, as stage_object_table does.
 template <class T, int N>
-StagedPointerTable<T> stage_ragged_object_table(T** table, Dataset<Iteration<N>>& iterations) {
-  return StagedPointerTable<T>(table, ragged_row_lengths(iterations), true);
+StagedPointerTable<T> stage_ragged_object_table(T** table, Inspection<N>& inspection) {
+  return StagedPointerTable<T>(table, inspection.ragged_row_lengths(), true);
 }
 
 /// The body's view of staged pointer table `staged` through the array the executor gave it.
