@@ -112,6 +112,7 @@ public:
     if (result_.ok && result_.changed) {
       insert_main_session(ctx, rw);           // a program without a rotor::Session gets one
       insert_runtime_include(ctx, rw, name_); // and one without rotor.h its include
+      insert_program_mark(ctx, rw);           // non-root ranks quiet from the start
     }
     other_sources_.reset(); // frees the other files' ASTs before the ASTContext goes
     if (result_.ok && options_.rewrite) {

@@ -44,4 +44,12 @@ bool insert_runtime_include(clang::ASTContext& ctx, clang::Rewriter& rewriter,
   return true;
 }
 
+void insert_program_mark(clang::ASTContext& ctx, clang::Rewriter& rewriter) {
+  const clang::SourceManager& sm = ctx.getSourceManager();
+  rewriter.InsertTextAfter(sm.getLocForEndOfFile(sm.getMainFileID()),
+                           "\n// added by rotor-cc: the program was built by rotor-cc\n"
+                           "extern \"C\" __attribute__((weak)) const int "
+                           "rotor_cc_built_program = 1;\n");
+}
+
 } // namespace rotor::frontend

@@ -22,4 +22,9 @@ namespace rotor::frontend {
 bool insert_runtime_include(clang::ASTContext& ctx, clang::Rewriter& rewriter,
                             const std::string& file_name);
 
+/// Ends the main file with the weak definition of `rotor_cc_built_program`, which tells the
+/// runtime the program was built by rotor-cc (runtime/src/QuietRanks.cpp: under mpirun, ranks
+/// other than 0 are quiet from the process's start).
+void insert_program_mark(clang::ASTContext& ctx, clang::Rewriter& rewriter);
+
 } // namespace rotor::frontend

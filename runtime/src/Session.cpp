@@ -3,11 +3,11 @@
 #include "BufferedFlush.h"
 #include "CheckpointSettings.h"
 #include "Failure.h"
-#include "FileWritesOnce.h"
 #include "GpuSettings.h"
 #include "Observability.h"
 #include "OrderRecorder.h"
 #include "PeerWatch.h"
+#include "QuietRanks.h"
 #include "ScheduleSettings.h"
 #include "SessionState.h"
 #include "rotor/distarray/MemoryLimit.h"
@@ -317,11 +317,7 @@ Session::Session(int& argc, char**& argv) : state_(std::make_unique<State>()) {
   }
   the_session = this;
   if (state_->comm->rank() != 0 && !state_->settings.all_output) {
-    std::fflush(stdout);
-    if (!std::freopen("/dev/null", "w", stdout)) {
-      std::fprintf(stderr, "[rank %d] rotor: cannot discard stdout\n", state_->comm->rank());
-    }
-    detail::shadow_file_writes(true); // the program's files are written by rank 0 once
+    detail::quiet_this_rank(); // stdout discarded, files written by rank 0 once
   }
   detail::start_order_recording(state_->settings.record_order);
   detail::start_order_replay(state_->settings.replay_order);

@@ -74,3 +74,6 @@ void modulo(rotor::Dataset<Rating>& ratings, std::array<float, 8>& buckets) {
   });
 #line 35 "array_rows.cpp"
 }
+
+// added by rotor-cc: the program was built by rotor-cc
+extern "C" __attribute__((weak)) const int rotor_cc_built_program = 1;

@@ -21,3 +21,6 @@ void until_negative(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 1>&
   return true; });
 #line 11 "break_escape.cpp"
 }
+
+// added by rotor-cc: the program was built by rotor-cc
+extern "C" __attribute__((weak)) const int rotor_cc_built_program = 1;

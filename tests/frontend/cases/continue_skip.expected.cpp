@@ -21,3 +21,6 @@ void positive(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 1>& bu) {
   });
 #line 11 "continue_skip.cpp"
 }
+
+// added by rotor-cc: the program was built by rotor-cc
+extern "C" __attribute__((weak)) const int rotor_cc_built_program = 1;

@@ -74,3 +74,6 @@ void helper_on_gpu(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& 
   });
 #line 38 "device_gpu.cpp"
 }
+
+// added by rotor-cc: the program was built by rotor-cc
+extern "C" __attribute__((weak)) const int rotor_cc_built_program = 1;

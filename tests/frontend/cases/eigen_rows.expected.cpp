@@ -76,3 +76,6 @@ void whole_matrix(rotor::Dataset<Rating>& ratings, Eigen::MatrixXf& M, Eigen::Ve
   });
 #line 35 "eigen_rows.cpp"
 }
+
+// added by rotor-cc: the program was built by rotor-cc
+extern "C" __attribute__((weak)) const int rotor_cc_built_program = 1;

@@ -22,3 +22,6 @@ double rmse_sum(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 1>& bu)
 #line 11 "helper_reduction.cpp"
   return total;
 }
+
+// added by rotor-cc: the program was built by rotor-cc
+extern "C" __attribute__((weak)) const int rotor_cc_built_program = 1;

@@ -31,3 +31,6 @@ void lda(rotor::Dataset<Token>& tokens, rotor::DistArray<std::int32_t, 2>& ndk,
   });
 #line 18 "lda_buffered.cpp"
 }
+
+// added by rotor-cc: the program was built by rotor-cc
+extern "C" __attribute__((weak)) const int rotor_cc_built_program = 1;

@@ -48,3 +48,6 @@ void unmarked(rotor::Dataset<Token>& tokens, rotor::DistArray<int, 2>& nw, int K
   });
 #line 24 "libc_private.cpp"
 }
+
+// added by rotor-cc: the program was built by rotor-cc
+extern "C" __attribute__((weak)) const int rotor_cc_built_program = 1;

@@ -27,3 +27,6 @@ double train(rotor::Dataset<Rating>& ratings, rotor::DistArray<float, 2>& W,
 #line 15 "mf.cpp"
   return loss;
 }
+
+// added by rotor-cc: the program was built by rotor-cc
+extern "C" __attribute__((weak)) const int rotor_cc_built_program = 1;

@@ -59,3 +59,6 @@ void conditional(rotor::Dataset<Rating>& ratings, double* user_bias) {
   });
 #line 32 "pointer_tables.cpp"
 }
+
+// added by rotor-cc: the program was built by rotor-cc
+extern "C" __attribute__((weak)) const int rotor_cc_built_program = 1;

@@ -20,3 +20,6 @@ void sweep(rotor::IndexSpace<2>& grid, rotor::DistArray<double, 2>& A) {
   });
 #line 10 "stencil_ordered.cpp"
 }
+
+// added by rotor-cc: the program was built by rotor-cc
+extern "C" __attribute__((weak)) const int rotor_cc_built_program = 1;

@@ -64,3 +64,6 @@ void resample(std::vector<Token>& tokens, rotor::DistArray<std::int32_t, 2>& doc
   }); rotor_inspection.share_written(rotor_range); }
 #line 33 "vector_index.cpp"
 }
+
+// added by rotor-cc: the program was built by rotor-cc
+extern "C" __attribute__((weak)) const int rotor_cc_built_program = 1;

@@ -35,3 +35,6 @@ double train(std::vector<Rating>& ratings, rotor::DistArray<float, 2>& W,
 #line 19 "vector_records.cpp"
   return loss;
 }
+
+// added by rotor-cc: the program was built by rotor-cc
+extern "C" __attribute__((weak)) const int rotor_cc_built_program = 1;

@@ -33,3 +33,6 @@ void factors(rotor::Dataset<Rating>& ratings, std::vector<float>& W, std::vector
   }); }
 #line 19 "vector_rows.cpp"
 }
+
+// added by rotor-cc: the program was built by rotor-cc
+extern "C" __attribute__((weak)) const int rotor_cc_built_program = 1;

@@ -67,3 +67,6 @@ void captured(rotor::Dataset<Rating>& ratings, std::vector<float>& items, int wi
   };
   epoch();
 }
+
+// added by rotor-cc: the program was built by rotor-cc
+extern "C" __attribute__((weak)) const int rotor_cc_built_program = 1;

@@ -32,3 +32,6 @@ void resample(std::vector<Token>& tokens, rotor::DistArray<std::int32_t, 2>& doc
   }); rotor_inspection.share_written(rotor_range); }
 #line 17 "vector_topics.cpp"
 }
+
+// added by rotor-cc: the program was built by rotor-cc
+extern "C" __attribute__((weak)) const int rotor_cc_built_program = 1;

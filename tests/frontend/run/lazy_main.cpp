@@ -1,11 +1,13 @@
-// main of the two-file lazy-start test (see lazy_loops.cpp): no Rotor runtime call here, and
-// nothing printed before the first loop (which starts the runtime and quiets non-root stdout).
+// main of the two-file lazy-start test (see lazy_loops.cpp): no Rotor runtime call here; the
+// first loop starts the runtime. The line printed before it must still appear once at np 2 (a
+// program built by rotor-cc keeps non-root ranks quiet from its start).
 #include "lazy_record.h"
 
 #include <cstdio>
 #include <vector>
 
 int main() {
+  std::printf("start\n");
   std::vector<LazyItem> items;
   for (std::int32_t i = 0; i < 3000; ++i) {
     items.push_back({(i * 37) % 17, i % 101});
