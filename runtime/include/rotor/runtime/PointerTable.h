@@ -244,13 +244,7 @@ private:
 
 /// Stops the program when `column` is not in [0, width) (checked_column).
 template <class I> void check_column_in_row(I column, std::int64_t width, const char* where) {
-  bool outside = false;
-  if constexpr (std::is_signed_v<I>) {
-    outside = column < 0 || static_cast<long long>(column) >= width;
-  } else {
-    outside = static_cast<unsigned long long>(column) >= static_cast<unsigned long long>(width);
-  }
-  if (outside) {
+  if (detail::outside_elements(column, width)) {
     detail::column_outside_row(where, static_cast<long long>(column), width);
   }
 }
@@ -339,13 +333,7 @@ I checked_column(const PointerRows<T>& rows, I column, const char* where) {
 template <class Buffer, class I>
 I checked_index(const BufferedElements<Buffer>& buffer, I index, const char* where) {
   static_assert(std::is_integral_v<I>, "checked_index: the index must be an integer");
-  bool outside = false;
-  if constexpr (std::is_signed_v<I>) {
-    outside = index < 0 || static_cast<unsigned long long>(index) >= buffer.size();
-  } else {
-    outside = static_cast<unsigned long long>(index) >= buffer.size();
-  }
-  if (outside) {
+  if (detail::outside_elements(index, static_cast<std::int64_t>(buffer.size()))) {
     detail::index_outside_array(where, static_cast<long long>(index),
                                 static_cast<std::int64_t>(buffer.size()));
   }

@@ -208,13 +208,7 @@ private:
 template <class T, class I>
 I checked_index(const PrivateElements<T>& elements, I index, const char* where) {
   static_assert(std::is_integral_v<I>, "checked_index: the index must be an integer");
-  bool outside = false;
-  if constexpr (std::is_signed_v<I>) {
-    outside = index < 0 || static_cast<unsigned long long>(index) >= elements.size();
-  } else {
-    outside = static_cast<unsigned long long>(index) >= elements.size();
-  }
-  if (outside) {
+  if (detail::outside_elements(index, static_cast<std::int64_t>(elements.size()))) {
     detail::index_outside_array(where, static_cast<long long>(index),
                                 static_cast<std::int64_t>(elements.size()));
   }

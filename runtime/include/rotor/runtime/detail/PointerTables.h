@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -44,6 +45,15 @@ struct CheckedTable {
   std::int64_t width = 0;
 };
 inline std::vector<CheckedTable> checked_tables_value;
+
+/// Is index `i` (any integer type) outside [0, size)?
+template <class I> bool outside_elements(I i, std::int64_t size) {
+  if constexpr (std::is_signed_v<I>) {
+    return i < 0 || static_cast<long long>(i) >= size;
+  } else {
+    return size < 0 || static_cast<unsigned long long>(i) >= static_cast<unsigned long long>(size);
+  }
+}
 
 /// Stops the program: the column `column` of an access rotor-cc could not bound (`where`: its
 /// file, line and text) lies outside the `width` elements of the rows staged for the loop.
