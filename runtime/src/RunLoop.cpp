@@ -37,16 +37,18 @@ LoopFrame::LoopFrame() = default;
 
 namespace {
 
-/// Prints `message` and aborts. Workers of one loop can reach bad subscripts at once: the first
-/// reports and aborts, the others wait for that abort, so the report is printed once.
-[[noreturn]] void stop_once(const std::string& message) {
+/// Prints "rotor: <what> (docs/design/containers.md, "Checked columns")" and aborts. Workers of
+/// one loop can reach bad subscripts at once: the first reports and aborts, the others wait for
+/// that abort, so the report is printed once.
+[[noreturn]] void stop_once(const std::string& what) {
   static std::atomic<bool> reported{false};
   if (reported.exchange(true)) {
     for (;;) {
       std::this_thread::sleep_for(std::chrono::seconds(1));
     }
   }
-  std::fprintf(stderr, "%s\n", message.c_str());
+  std::fprintf(stderr, "rotor: %s (docs/design/containers.md, \"Checked columns\")\n",
+               what.c_str());
   std::fflush(stderr);
   std::abort();
 }
@@ -54,19 +56,17 @@ namespace {
 } // namespace
 
 void column_outside_row(const char* where, long long column, std::int64_t width) {
-  stop_once("rotor: " + std::string(where) + ": column " + std::to_string(column) +
-            " is outside the " + std::to_string(width) +
+  stop_once(std::string(where) + ": column " + std::to_string(column) + " is outside the " +
+            std::to_string(width) +
             " elements of each row Rotor staged for this loop (the row length the loop's other "
-            "accesses prove); the program stops here instead of reaching into another row "
-            "(docs/design/containers.md, \"Checked columns\")");
+            "accesses prove); the program stops here instead of reaching into another row");
 }
 
 void index_outside_array(const char* where, long long index, std::int64_t size) {
-  stop_once("rotor: " + std::string(where) + ": index " + std::to_string(index) +
-            " is outside the " + std::to_string(size) +
+  stop_once(std::string(where) + ": index " + std::to_string(index) + " is outside the " +
+            std::to_string(size) +
             " elements of the worker's buffer of this array (the length the loop's other "
-            "accesses prove); the program stops here instead of writing past the buffer "
-            "(docs/design/containers.md, \"Checked columns\")");
+            "accesses prove); the program stops here instead of writing past the buffer");
 }
 
 LoopFrame::~LoopFrame() {

@@ -325,17 +325,17 @@ I checked_column(const PointerRows<T>& rows, I column, const char* where) {
   return column;
 }
 
-/// An index `p[index]` of a buffered `T*` used as one array that rotor-cc could not bound before
-/// the loop (docs/design/containers.md, "Checked columns"): rotor-cc writes the access as
-/// `p[checked_index(p, index, where)]`. Inside the loop `p` names the worker's buffer, only as
-/// long as the loop's other accesses prove the array is: an index outside it stops the program
-/// with `where` and the value.
-template <class Buffer, class I>
-I checked_index(const BufferedElements<Buffer>& buffer, I index, const char* where) {
+/// An index `p[index]` of a buffered or private `T*` used as one array that rotor-cc could not
+/// bound before the loop (docs/design/containers.md, "Checked columns"): rotor-cc writes the
+/// access as `p[checked_index(p, index, where)]`. Inside the loop `p` names the worker's buffer
+/// (BufferedElements) or copy (a StagedRow over it), only as long as the loop's other accesses
+/// prove the array is: an index outside it stops the program with `where` and the value.
+template <class Elements, class I>
+I checked_index(const Elements& elements, I index, const char* where) {
   static_assert(std::is_integral_v<I>, "checked_index: the index must be an integer");
-  if (detail::outside_elements(index, static_cast<std::int64_t>(buffer.size()))) {
-    detail::index_outside_array(where, static_cast<long long>(index),
-                                static_cast<std::int64_t>(buffer.size()));
+  const auto size = static_cast<std::int64_t>(elements.size());
+  if (detail::outside_elements(index, size)) {
+    detail::index_outside_array(where, static_cast<long long>(index), size);
   }
   return index;
 }

@@ -19,8 +19,8 @@
 /// loop it holds neither a worker's copy nor the serial run's last iteration.
 
 #include "rotor/distarray/detail/Collective.h"
+#include "rotor/runtime/ContainerView.h"
 #include "rotor/runtime/detail/ChainReadRanges.h"
-#include "rotor/runtime/detail/PointerTables.h"
 #include "rotor/runtime/detail/WorkerSlot.h"
 
 #include <algorithm>
@@ -32,8 +32,6 @@
 #include <memory>
 #include <mutex>
 #include <random>
-#include <stdexcept>
-#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -152,29 +150,6 @@ private:
   std::vector<std::unique_ptr<Holder>> owned_;
 };
 
-/// What the loop's name of a private pointer array stands for (PrivateArray::local): the
-/// worker's `size()` elements; `p[i]` as on the program's pointer.
-template <class T> class PrivateElements {
-public:
-  PrivateElements(T* data, std::int64_t size) : data_(data), size_(size) {}
-  T& operator[](std::int64_t i) const {
-#if defined(ROTOR_CHECK_ACCESS)
-    if (i < 0 || i >= size_) {
-      throw std::logic_error("rotor: private array subscript " + std::to_string(i) +
-                             " is outside its " + std::to_string(size_) + " elements");
-    }
-#endif
-    return data_[i];
-  }
-  std::size_t size() const {
-    return static_cast<std::size_t>(size_);
-  }
-
-private:
-  T* data_;
-  std::int64_t size_;
-};
-
 /// `private(p)` on a `T* p` member (docs/design/containers.md, "Private pointer arrays"): each
 /// worker slot gets its own `length` elements, copied from `p[0..length)` on the slot's first
 /// use (an iteration that runs names them, so the program's array has them), for the length of
@@ -186,13 +161,13 @@ public:
     original_.add(outside_, static_cast<std::size_t>(length_) * sizeof(T));
   }
 
-  /// The calling worker's elements (outside a loop body: slot 0's).
-  PrivateElements<T> local() {
+  /// The calling worker's elements (outside a loop body: slot 0's), viewed as a staged row is.
+  StagedRow<T> local() {
     std::vector<T>& mine = copies_.local();
     if (static_cast<std::int64_t>(mine.size()) != length_) { // only this worker touches `mine`
       mine.assign(outside_, outside_ + length_);
     }
-    return PrivateElements<T>(mine.data(), length_);
+    return StagedRow<T>(mine.data(), length_);
   }
 
 private:
@@ -202,18 +177,6 @@ private:
   detail::WrittenOriginals original_;
   WorkerCopies<std::vector<T>> copies_;
 };
-
-/// An index of a private pointer array rotor-cc could not bound before the loop (`p[topic]`,
-/// `p[K - 1]`): outside the worker's elements it stops the program with `where` and the value.
-template <class T, class I>
-I checked_index(const PrivateElements<T>& elements, I index, const char* where) {
-  static_assert(std::is_integral_v<I>, "checked_index: the index must be an integer");
-  if (detail::outside_elements(index, static_cast<std::int64_t>(elements.size()))) {
-    detail::index_outside_array(where, static_cast<long long>(index),
-                                static_cast<std::int64_t>(elements.size()));
-  }
-  return index;
-}
 
 /// `private(random)` / `private(rand)`: libc's generator, one per worker, for the length of one
 /// loop (rotor-cc declares one before the loop's run_loop call and rewrites the `random()` /
