@@ -51,6 +51,53 @@ TEST(ChainReads, RowsCoalesceAndStepsAreNotedOnce) {
   EXPECT_FALSE(has(a.data() + 5, sizeof(int))); // nothing past a row's count
 }
 
+// The memo of bytes noted before and the run the last new bytes went to are shortcuts only:
+// a wider read at an address noted before, rows read interleaved, and many rows whose
+// addresses share the memo's slots still end up inside the noted ranges, and nothing more.
+TEST(ChainReads, ShortcutsNeverLoseBytes) {
+  std::vector<std::int64_t> wide(4, 7);
+  std::vector<std::vector<int>> rows(100, std::vector<int>(37, 1));
+  std::vector<const int*> starts;
+  for (const auto& row : rows) {
+    starts.push_back(row.data());
+  }
+  codegen::ChainReads reads;
+  const auto& r = reads.ranges().ranges;
+  const auto covered = [&](const void* p, std::size_t bytes) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(p);
+    for (const auto& [b, e] : r) {
+      if (b <= begin && begin + bytes <= e) {
+        return true;
+      }
+    }
+    return false;
+  };
+  reads.note(*reinterpret_cast<const std::int32_t*>(wide.data()));
+  reads.note(wide[0]); // the same address, 8 bytes
+  EXPECT_TRUE(covered(wide.data(), sizeof(std::int64_t)));
+  for (std::size_t n = 0; n < 37; ++n) { // rows 0 and 1 interleaved
+    reads.note(rows[0][n]);
+    reads.note(rows[1][n]);
+  }
+  for (std::size_t d = 2; d < rows.size(); ++d) {
+    for (std::size_t n = 0; n < rows[d].size(); ++n) {
+      reads.note(reads.note(starts[d])[n]);
+    }
+  }
+  for (std::size_t d = 0; d < rows.size(); ++d) {
+    EXPECT_TRUE(covered(rows[d].data(), rows[d].size() * sizeof(int))) << "row " << d;
+  }
+  std::size_t bytes = 0;
+  for (const auto& [b, e] : r) {
+    bytes += e - b;
+  }
+  EXPECT_LE(bytes, sizeof(std::int64_t) + rows.size() * 37 * sizeof(int) +
+                       starts.size() * sizeof(const int*));
+  for (std::size_t d = 2; d < starts.size(); ++d) {
+    EXPECT_TRUE(covered(&starts[d], sizeof(const int*))) << "row pointer " << d;
+  }
+}
+
 TEST(ChainReads, LiveOnlyWhileAliveAndDeclineFlagIsTakenOnce) {
   const std::size_t before = detail::live_chain_reads().size();
   {

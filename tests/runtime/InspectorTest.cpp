@@ -152,5 +152,48 @@ TEST(Inspector, KeptHistogramsFollowTheKeys) {
   EXPECT_EQ(inspection.ragged_row_lengths(), (std::vector<std::int64_t>{2, 2, 2}));
 }
 
+// The walk compares with the last run's iterations in place and keeps them from the first
+// difference on: after a change in the middle, a longer or a shorter walk, the dataset holds
+// exactly this walk's iterations (keys and `at`), in order.
+TEST(Inspector, WalkKeepsEveryIterationAfterTheFirstDifference) {
+  std::vector<std::vector<int>> docs = {{5, 6}, {7}, {8, 9, 10}};
+  codegen::Inspection<2> inspection;
+  const auto walk = [&] {
+    const auto& records = detail::DatasetInternals::records(inspection.ragged(
+        static_cast<int>(docs.size()),
+        [&](std::int64_t d) { return docs[static_cast<std::size_t>(d)].size(); },
+        [](std::int64_t d, std::int64_t) { return d; },
+        [&](std::int64_t d, std::int64_t n) {
+          return docs[static_cast<std::size_t>(d)][static_cast<std::size_t>(n)];
+        }));
+    std::vector<std::array<std::int64_t, 3>> out;
+    for (const auto& it : records) {
+      out.push_back({it.k0, it.k1, it.at});
+    }
+    return out;
+  };
+  const auto expected = [&] {
+    std::vector<std::array<std::int64_t, 3>> out;
+    for (std::size_t d = 0; d < docs.size(); ++d) {
+      for (std::size_t n = 0; n < docs[d].size(); ++n) {
+        out.push_back({static_cast<std::int64_t>(d), docs[d][n], static_cast<std::int64_t>(n)});
+      }
+    }
+    return out;
+  };
+  EXPECT_EQ(walk(), expected());
+  docs[1][0] = 70; // the middle
+  EXPECT_EQ(walk(), expected());
+  EXPECT_EQ(inspection.rebuilds(), 2u);
+  docs[2].push_back(11); // longer, the same prefix
+  EXPECT_EQ(walk(), expected());
+  EXPECT_EQ(inspection.rebuilds(), 3u);
+  docs[2].resize(1); // shorter, the same prefix
+  EXPECT_EQ(walk(), expected());
+  EXPECT_EQ(inspection.rebuilds(), 4u);
+  EXPECT_EQ(walk(), expected()); // unchanged: kept
+  EXPECT_EQ(inspection.rebuilds(), 4u);
+}
+
 } // namespace
 } // namespace rotor::test

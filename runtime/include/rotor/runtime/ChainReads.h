@@ -44,7 +44,10 @@ public:
   template <class T> const T& note(const T& x) {
     static_assert(std::is_scalar_v<T>, "rotor::codegen::ChainReads: a pointer or an integer");
     const auto begin = reinterpret_cast<std::uintptr_t>(&x);
-    add(begin, begin + sizeof(T));
+    const auto end = begin + sizeof(T);
+    if (!noted_before(begin, end) && !extends_last(begin, end)) {
+      add(begin, end);
+    }
     return x;
   }
 
@@ -59,34 +62,76 @@ public:
   const detail::ChainReadRanges& ranges() const { return live_; }
 
 private:
-  /// Coalesces with one of the last few runs (a row's elements, read in order between other
-  /// steps of the chain, extend one run), else starts a run.
-  void add(std::uintptr_t begin, std::uintptr_t end) {
-    auto& ranges = live_.ranges;
-    for (const std::size_t r : recent_) {
-      if (r >= ranges.size()) {
-        continue;
-      }
-      auto& run = ranges[r];
-      if (run.first <= begin && end <= run.second) {
-        return;
-      }
-      if (run.second == begin) {
-        run.second = end;
-        return;
-      }
-    }
-    recent_[next_] = ranges.size();
-    next_ = (next_ + 1) % recent_.size();
-    ranges.emplace_back(begin, end);
+  /// Whether [begin, end) was noted before and the memo still holds it: the chain's steps
+  /// before the last (`this->p`, `p->docs`, `docs[d]`) are the same bytes for every n of row d.
+  bool noted_before(std::uintptr_t begin, std::uintptr_t end) const {
+    const Seen& seen = seen_[slot_of(begin)];
+    return seen.begin == begin && end <= seen.end;
   }
 
+  /// Whether [begin, end) continues the run the last new bytes went to (a row's elements, read
+  /// in order between the chain's other steps), which then grows by it.
+  bool extends_last(std::uintptr_t begin, std::uintptr_t end) {
+    if (begin != last_end_) {
+      return false;
+    }
+    live_.ranges[last_].second = end;
+    last_end_ = end;
+    return true;
+  }
+
+  /// Coalesces with one of the last few runs, else starts a run; remembers the bytes.
+  void add(std::uintptr_t begin, std::uintptr_t end) {
+    seen_[slot_of(begin)] = {begin, end};
+    auto& ranges = live_.ranges;
+    std::size_t run = ranges.size();
+    for (const std::size_t r : recent_) {
+      if (r < ranges.size() && extends(ranges[r], begin, end)) {
+        run = r;
+        break;
+      }
+    }
+    if (run == ranges.size()) {
+      recent_[next_] = ranges.size();
+      next_ = (next_ + 1) % recent_.size();
+      ranges.emplace_back(begin, end);
+    }
+    last_ = run;
+    last_end_ = ranges[run].second;
+  }
+
+  /// Whether `run` holds [begin, end) or now does, grown by it at its end.
+  static bool extends(std::pair<std::uintptr_t, std::uintptr_t>& run, std::uintptr_t begin,
+                      std::uintptr_t end) {
+    if (run.first <= begin && end <= run.second) {
+      return true;
+    }
+    if (run.second == begin) {
+      run.second = end;
+      return true;
+    }
+    return false;
+  }
+
+  static std::size_t slot_of(std::uintptr_t begin) {
+    return (begin / alignof(std::max_align_t)) % k_seen;
+  }
+
+  /// A byte range noted before (it lies in one of the runs, which only grow).
+  struct Seen {
+    std::uintptr_t begin = 0, end = 0;
+  };
+
+  static constexpr std::size_t k_seen = 64;
   detail::ChainReadRanges live_;
+  std::array<Seen, k_seen> seen_{};
   std::array<std::size_t, 8> recent_{static_cast<std::size_t>(-1), static_cast<std::size_t>(-1),
                                      static_cast<std::size_t>(-1), static_cast<std::size_t>(-1),
                                      static_cast<std::size_t>(-1), static_cast<std::size_t>(-1),
                                      static_cast<std::size_t>(-1), static_cast<std::size_t>(-1)};
   std::size_t next_ = 0;
+  std::size_t last_ = 0;        ///< the run the last new bytes went to
+  std::uintptr_t last_end_ = 0; ///< its end (0: none yet)
 };
 
 } // namespace rotor::codegen

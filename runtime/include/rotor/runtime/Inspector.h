@@ -127,14 +127,13 @@ public:
   template <class Record, class Alloc, class... F>
   Dataset<Iteration<N>>& records(const std::vector<Record, Alloc>& records, F... fields) {
     static_assert(sizeof...(F) == N, "rotor::codegen::Inspection: one key reader per key");
-    fresh_.resize(records.size());
+    begin_walk();
     for (std::size_t i = 0; i < records.size(); ++i) {
       const std::int64_t keys[N + 1] = {
           static_cast<std::int64_t>(std::invoke(fields, records[i]))...};
-      ::rotor::detail::set_keys(fresh_[i], keys);
-      fresh_[i].at = static_cast<std::int64_t>(i);
+      take(keys, static_cast<std::int64_t>(i));
     }
-    return settle_fresh();
+    return end_walk();
   }
 
   /// The iterations of an integer-range loop `for (I i = 0; i < count; ++i)`: iteration i has
@@ -144,13 +143,12 @@ public:
     static_assert(sizeof...(K) == N, "rotor::codegen::Inspection: one key reader per key");
     static_assert(std::is_integral_v<Count>, "rotor::codegen::Inspection: an integer bound");
     const std::int64_t n = count > 0 ? static_cast<std::int64_t>(count) : 0;
-    fresh_.resize(static_cast<std::size_t>(n));
+    begin_walk();
     for (std::int64_t i = 0; i < n; ++i) {
       const std::int64_t values[N + 1] = {static_cast<std::int64_t>(keys(i))...};
-      ::rotor::detail::set_keys(fresh_[static_cast<std::size_t>(i)], values);
-      fresh_[static_cast<std::size_t>(i)].at = i;
+      take(values, i);
     }
-    return settle_fresh();
+    return end_walk();
   }
 
   /// The iterations of a ragged nest `for (I i = 0; i < count; ++i) for (J n = 0; n <
@@ -164,18 +162,15 @@ public:
                   "rotor::codegen::Inspection: one key reader per key, the first the outer index");
     static_assert(std::is_integral_v<Count>, "rotor::codegen::Inspection: an integer bound");
     const std::int64_t rows = count > 0 ? static_cast<std::int64_t>(count) : 0;
-    fresh_.clear();
+    begin_walk();
     for (std::int64_t i = 0; i < rows; ++i) {
       const std::int64_t columns = static_cast<std::int64_t>(row_count(i));
       for (std::int64_t n = 0; n < columns; ++n) {
         const std::int64_t values[N + 1] = {static_cast<std::int64_t>(keys(i, n))...};
-        Iteration<N> it{};
-        ::rotor::detail::set_keys(it, values);
-        it.at = n;
-        fresh_.push_back(it);
+        take(values, n);
       }
     }
-    return settle_fresh();
+    return end_walk();
   }
 
   /// After run_loop over this call site's dataset, when the body wrote the elements of
@@ -256,22 +251,68 @@ public:
   }
 
 private:
-  /// Keeps the dataset when `fresh_` equals the keys it was built from; rebuilds it otherwise.
-  Dataset<Iteration<N>>& settle_fresh() {
-    const bool same = built_ && fresh_.size() == last_.size() &&
-                      (fresh_.empty() || std::memcmp(fresh_.data(), last_.data(),
-                                                     fresh_.size() * sizeof(Iteration<N>)) == 0);
-    if (!same) {
-      last_ = fresh_;
-      dataset_ = Dataset<Iteration<N>>(fresh_);
-      built_ = true;
-      ++rebuilds_;
+  /// The walk over the iterations: while they equal the last run's, in order, take() only
+  /// compares (a sweep over an unchanged corpus writes nothing); from the first difference on it
+  /// keeps them in fresh_, and end_walk() rebuilds the dataset. Both hold each iteration as its
+  /// N keys and `at`, flat (compared element by element, in registers).
+  static constexpr std::size_t k_stride = N + 1;
+  void begin_walk() {
+    matched_ = 0;
+    diverged_ = !built_;
+    fresh_.clear();
+  }
+  void take(const std::int64_t* keys, std::int64_t at) {
+    if (!diverged_) {
+      if (matches_last(keys, at)) {
+        ++matched_;
+        return;
+      }
+      diverge();
     }
+    fresh_.insert(fresh_.end(), keys, keys + N);
+    fresh_.push_back(at);
+  }
+  bool matches_last(const std::int64_t* keys, std::int64_t at) const {
+    if ((matched_ + 1) * k_stride > last_.size()) {
+      return false;
+    }
+    const std::int64_t* old = last_.data() + matched_ * k_stride;
+    for (int k = 0; k < N; ++k) {
+      if (keys[k] != old[k]) {
+        return false;
+      }
+    }
+    return old[N] == at;
+  }
+  void diverge() {
+    diverged_ = true;
+    fresh_.assign(last_.begin(), last_.begin() + static_cast<std::ptrdiff_t>(matched_ * k_stride));
+  }
+  /// Keeps the dataset when the walk's keys equal the ones it was built from; rebuilds it
+  /// otherwise.
+  Dataset<Iteration<N>>& end_walk() {
+    if (!diverged_ && matched_ * k_stride == last_.size()) {
+      return dataset_;
+    }
+    if (!diverged_) {
+      diverge(); // fewer iterations than last time
+    }
+    last_.swap(fresh_);
+    std::vector<Iteration<N>> iterations(last_.size() / k_stride);
+    for (std::size_t i = 0; i < iterations.size(); ++i) {
+      ::rotor::detail::set_keys(iterations[i], last_.data() + i * k_stride);
+      iterations[i].at = last_[i * k_stride + N];
+    }
+    dataset_ = Dataset<Iteration<N>>(std::move(iterations));
+    built_ = true;
+    ++rebuilds_;
     return dataset_;
   }
 
-  std::vector<Iteration<N>> fresh_; ///< this run's keys (kept to save the allocation)
-  std::vector<Iteration<N>> last_;  ///< the keys dataset_ was built from, in iteration order
+  std::vector<std::int64_t> fresh_; ///< this walk's iterations, from the first difference on
+  std::vector<std::int64_t> last_;  ///< the iterations dataset_ was built from, in order
+  std::size_t matched_ = 0;         ///< iterations of this walk equal to last_'s so far
+  bool diverged_ = false;           ///< this walk differs from last_ (or nothing is built)
   Dataset<Iteration<N>> dataset_;
   bool built_ = false;
   std::uint64_t rebuilds_ = 0;
