@@ -206,6 +206,20 @@ bool arrays_alias(LoopFrame& frame) {
   return false;
 }
 
+/// Byte ranges [begin, end).
+using ByteRanges = std::vector<std::pair<std::uintptr_t, std::uintptr_t>>;
+
+/// Adds [first, last) to the sorted `out`, keeping it sorted: a staged table's rows come in
+/// allocation order, mostly ascending, so each table costs a merge rather than a sort of all.
+template <class It> void merge_sorted(ByteRanges& out, It first, It last) {
+  const auto mid = static_cast<std::ptrdiff_t>(out.size());
+  out.insert(out.end(), first, last);
+  if (!std::is_sorted(out.begin() + mid, out.end())) {
+    std::sort(out.begin() + mid, out.end());
+  }
+  std::inplace_merge(out.begin(), out.begin() + mid, out.end());
+}
+
 /// The rows of the staged `T**` tables alive on this thread (PointerTable.h) overlap each other
 /// or a bound array's memory, or a reached row is null: the tables then give the body their own
 /// rows and the loop runs serially (runnable_kind's note says so). Staged arrays never overlap
@@ -216,18 +230,19 @@ bool pointer_rows_alias(LoopFrame& frame) {
   if (tables.empty()) {
     return false;
   }
-  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges;
+  ByteRanges ranges;
   bool alias = false;
   for (const detail::PointerTableRows* t : tables) {
     alias = alias || t->in_place;
-    ranges.insert(ranges.end(), t->rows.begin(), t->rows.end());
+    merge_sorted(ranges, t->rows.begin(), t->rows.end());
   }
+  ByteRanges arrays;
   for (const auto& a : LoopFrameAccess::arrays(frame)) {
     if (const auto bytes = array_bytes(a.binding); bytes.first != bytes.second) {
-      ranges.push_back(bytes);
+      arrays.push_back(bytes);
     }
   }
-  std::sort(ranges.begin(), ranges.end());
+  merge_sorted(ranges, arrays.begin(), arrays.end());
   for (std::size_t i = 1; i < ranges.size() && !alias; ++i) {
     alias = ranges[i].first < ranges[i - 1].second;
   }
@@ -258,25 +273,26 @@ bool chain_reads_written(LoopFrame& frame) {
   }
   detail::ChainReadRanges& reads = *live.back(); // this loop's inspector's (the latest)
   reads.claimed = true;
-  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> writes;
+  ByteRanges writes;
+  ByteRanges others; // few: swapped row pointers, outside objects, arrays, reduction variables
   for (const detail::PointerTableRows* t : detail::live_pointer_tables()) {
-    writes.insert(writes.end(), t->rows.begin(), t->rows.end());
-    writes.push_back(t->swapped_pointers);
+    merge_sorted(writes, t->rows.begin(), t->rows.end());
+    others.push_back(t->swapped_pointers);
   }
   for (const detail::ChainReadRanges* original : detail::live_written_originals_value) {
-    writes.insert(writes.end(), original->ranges.begin(), original->ranges.end());
+    others.insert(others.end(), original->ranges.begin(), original->ranges.end());
   }
   for (const auto& a : LoopFrameAccess::arrays(frame)) {
-    writes.push_back(array_bytes(a.binding));
+    others.push_back(array_bytes(a.binding));
   }
   for (const auto& r : LoopFrameAccess::reductions(frame)) {
     const auto begin = reinterpret_cast<std::uintptr_t>(r.target);
-    writes.emplace_back(begin, begin + r.ops->bytes);
+    others.emplace_back(begin, begin + r.ops->bytes);
   }
+  merge_sorted(writes, others.begin(), others.end());
   writes.erase(std::remove_if(writes.begin(), writes.end(),
                               [](const auto& w) { return w.first == w.second; }),
                writes.end());
-  std::sort(writes.begin(), writes.end());
   std::vector<std::uintptr_t> furthest(writes.size()); // the largest end among writes[0..i]
   for (std::size_t i = 0; i < writes.size(); ++i) {
     furthest[i] = std::max(writes[i].second, i > 0 ? furthest[i - 1] : 0);
