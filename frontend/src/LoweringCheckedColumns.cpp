@@ -34,7 +34,7 @@ bool plain_table_expression(const Expr* e) {
 /// access is written in the main file, outside macros, on a plain name of the table, with an
 /// integer column); false leaves the table unbounded.
 bool LoopLowering::note_checked_column(PointerTable& table, const ArraySubscriptExpr* row,
-                                       const ArraySubscriptExpr* element, const Sym& r) {
+                                       const ArraySubscriptExpr* element, const Sym& r, Frame& f) {
   const Expr* column = element->getIdx();
   const SourceRange range = column->getSourceRange();
   const bool rewritable = range.getBegin().isFileID() && range.getEnd().isFileID() &&
@@ -44,8 +44,12 @@ bool LoopLowering::note_checked_column(PointerTable& table, const ArraySubscript
       !plain_table_expression(row->getBase())) {
     return false;
   }
-  table.checked.push_back(
-      {r, text_of(element), element->getBeginLoc(), range, text_of(row->getBase())});
+  PointerTable::CheckedColumn checked{r,     text_of(element),        element->getBeginLoc(),
+                                      range, text_of(row->getBase()), std::nullopt};
+  if (Offset bound; counter_bound(column, f, bound)) {
+    checked.within = bound;
+  }
+  table.checked.push_back(std::move(checked));
   return true;
 }
 
@@ -85,6 +89,9 @@ void LoopLowering::emit_column_checks(const std::string& name, const PointerTabl
                                       const Offset& length) {
   const std::string length_text = analysis::offset_text(length, analysis::OffsetStyle::words);
   for (const PointerTable::CheckedColumn& c : table.checked) {
+    if (c.within && *c.within == length) {
+      continue; // a counter below the proven length: inside the row, nothing to check
+    }
     const analysis::SourceLoc at = loc_of(c.at);
     const std::string line = at.file + ":" + std::to_string(at.line);
     const std::string what = table.flat ? "index of '" + c.text + "' (" + line +

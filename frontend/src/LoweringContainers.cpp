@@ -375,8 +375,7 @@ bool LoopLowering::split_row_index(const Expr* index, Frame& f, Sym& row, Offset
 }
 
 /// True when `column` (nullptr: 0) is provably in [0, stride): a number below a numeric stride,
-/// or the induction variable of an enclosing `for (j = c; j < stride; ++j)` (c >= 0) that
-/// nothing else in that loop changes.
+/// or a counter below `stride` (counter_bound).
 bool LoopLowering::column_in_row(const Expr* column, const Offset& stride, Frame& f) {
   if (column == nullptr) {
     return stride.is_numeric() && stride.value >= 1;
@@ -389,19 +388,36 @@ bool LoopLowering::column_in_row(const Expr* column, const Offset& stride, Frame
   if (value.kind == Subscript::Kind::constant && value.offset.is_numeric()) {
     return stride.is_numeric() && value.offset.value >= 0 && value.offset.value < stride.value;
   }
-  const auto* dre = dyn_cast<DeclRefExpr>(c);
-  if (dre == nullptr) {
-    return false;
+  Offset bound;
+  return counter_bound(c, f, bound) && bound == stride;
+}
+
+/// True when `column` is provably in [0, bound), and sets `bound`: `column` is the induction
+/// variable j of an enclosing `for (j = s; j < bound; ++j)` (s >= 0, bound the same in every
+/// iteration) that nothing else in that loop changes, or `j - c` for a number c <= s.
+bool LoopLowering::counter_bound(const Expr* column, Frame& f, Offset& bound) {
+  const Expr* c = strip_value_preserving(column, ctx_);
+  llvm::APSInt less(64, false); // the c of `j - c`
+  less = 0;
+  if (const auto* sub = dyn_cast_or_null<BinaryOperator>(c);
+      sub != nullptr && sub->getOpcode() == BO_Sub) {
+    Expr::EvalResult minus;
+    if (!sub->getRHS()->EvaluateAsInt(minus, ctx_) || minus.Val.getInt().isNegative()) {
+      return false;
+    }
+    less = minus.Val.getInt().extOrTrunc(64);
+    c = strip_value_preserving(sub->getLHS(), ctx_);
   }
-  const auto* j = dyn_cast<VarDecl>(dre->getDecl());
-  const auto loop = induction_loops_.find(j);
-  if (j == nullptr || loop == induction_loops_.end() || !f.parents->hasParent(loop->second)) {
+  const auto* dre = dyn_cast_or_null<DeclRefExpr>(c);
+  const auto* j = dre == nullptr ? nullptr : dyn_cast<VarDecl>(dre->getDecl());
+  const auto loop = j == nullptr ? induction_loops_.end() : induction_loops_.find(j);
+  if (loop == induction_loops_.end() || !f.parents->hasParent(loop->second)) {
     return false;
   }
   const ForStmt* fs = loop->second;
   Expr::EvalResult start;
   if (j->getInit() == nullptr || !j->getInit()->EvaluateAsInt(start, ctx_) ||
-      start.Val.getInt().isNegative()) {
+      start.Val.getInt().isNegative() || start.Val.getInt().extOrTrunc(64).slt(less)) {
     return false;
   }
   const auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond());
@@ -409,12 +425,13 @@ bool LoopLowering::column_in_row(const Expr* column, const Offset& stride, Frame
       !is_declref_to(strip_value_preserving(cond->getLHS(), ctx_), j)) {
     return false;
   }
-  const Sym bound = eval(cond->getRHS(), f);
-  if (bound.kind != Subscript::Kind::constant || bound.offset != stride) {
+  const Sym limit = eval(cond->getRHS(), f);
+  if (limit.kind != Subscript::Kind::constant || !steps_by_one(fs->getInc(), j, ctx_) ||
+      writes_variable(fs->getBody(), j) || writes_variable(fs->getCond(), j)) {
     return false;
   }
-  return steps_by_one(fs->getInc(), j, ctx_) && !writes_variable(fs->getBody(), j) &&
-         !writes_variable(fs->getCond(), j);
+  bound = limit.offset;
+  return true;
 }
 
 /// An Eigen::Matrix: `M(i, j)`, `M.coeffRef(i, j)`, `M.row(i)`, `M.col(j)` (a vector: `v(i)`,

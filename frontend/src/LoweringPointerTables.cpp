@@ -192,7 +192,7 @@ void LoopLowering::on_pointer_use(const Expr* use, const Stmt* /*parent*/, const
   Offset length;
   const ForStmt* loop = nullptr;
   if (!pointer_column(element->getIdx(), f, length, loop)) {
-    if (!note_checked_column(table, row, element, r) && table.unbounded.empty()) {
+    if (!note_checked_column(table, row, element, r, f) && table.unbounded.empty()) {
       table.unbounded = "its column '" + text_of(element->getIdx()) +
                         "' is neither a constant nor the counter of a loop 'for (k = 0; k < K; "
                         "++k)' around the access";
@@ -246,7 +246,8 @@ bool LoopLowering::flat_pointer_access(const Target& t, const ArraySubscriptExpr
   const ForStmt* loop = nullptr;
   const bool bounded =
       value.kind != Subscript::Kind::constant && pointer_column(index, f, length, loop);
-  if (!bounded && !(per_worker_name(t.array) && note_checked_column(table, access, access, row0))) {
+  if (!bounded &&
+      !(per_worker_name(t.array) && note_checked_column(table, access, access, row0, f))) {
     return false;
   }
   table.flat = true;

@@ -311,6 +311,7 @@ private:
   bool split_row_index(const Expr* index, Frame& f, Sym& row, Offset& stride);
   bool whole_row_index(const Expr* index, Frame& f, Sym& row, Offset& stride);
   bool column_in_row(const Expr* column, const Offset& stride, Frame& f);
+  bool counter_bound(const Expr* column, Frame& f, Offset& bound);
   void misused_container(const Target& t, const std::string& how, SourceLocation at);
   void settle_containers();
   // ---- buffered(...) plain containers (LoweringBuffered.cpp) ---------------------------------
@@ -454,6 +455,9 @@ private:
       SourceLocation at;
       SourceRange column;
       std::string table; ///< the table's expression at the access (`nw`, `this->nw`)
+      /// A loop counter's bound B when the column is provably in [0, B) (counter_bound): no
+      /// check is needed when B is the length the other accesses prove.
+      std::optional<Offset> within;
     };
     std::vector<CheckedColumn> checked;
     /// A `T*` indexed as one array (`p[k]` in a column loop, `p[topic]` checked at run time):
@@ -476,7 +480,7 @@ private:
   std::map<std::string, PointerTable> pointer_tables_;
   void note_row_length(PointerTable& table, const Offset& length, SourceLocation at);
   bool note_checked_column(PointerTable& table, const ArraySubscriptExpr* row,
-                           const ArraySubscriptExpr* element, const Sym& r);
+                           const ArraySubscriptExpr* element, const Sym& r, Frame& f);
   std::optional<std::pair<std::string, SourceLocation>>
   why_columns_unchecked(const PointerTable& table, const Offset& length) const;
   void emit_column_checks(const std::string& name, const PointerTable& table, const Offset& length);

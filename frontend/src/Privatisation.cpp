@@ -333,7 +333,7 @@ void LoopLowering::find_privates() {
       return false;
     }
     out_.model.privates.push_back({v->getNameAsString(), from_clause, loc_of(first)});
-    out_.privates.push_back({v->getNameAsString(), from_clause});
+    out_.privates.push_back({v->getNameAsString(), from_clause, "", ""});
     return true;
   };
   // Scalar temporaries first: a `private(...)` name that is one needs no per-worker state (no

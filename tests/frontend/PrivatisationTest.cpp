@@ -514,6 +514,39 @@ struct S {
   EXPECT_TRUE(named);
 }
 
+// An index that is a loop counter below the proven length (`p[k]`, `p[k - 1]` in `for (k = 1;
+// k < K; ++k)`) is inside the worker's copy and needs no run-time check; a counter that may
+// reach -1 or K, a bound that is not the length, or a counter the loop changes stays checked.
+TEST(PrivateClause, CounterIndexesInsideTheLengthAreNotChecked) {
+  const FileResult r = rotor::frontend::process_source(std::string(kPrelude) + R"(
+struct S {
+  int K = 4;
+  double* p = nullptr;
+  double fill(const Rating& r) {
+    double acc = 0;
+    for (int k = 0; k < K; ++k) { p[k] = r.value * k; }
+    for (int k = 1; k < K; ++k) { p[k] += p[k - 1]; }
+    for (int j = 0; j < K; ++j) { acc += p[j - 1]; }
+    for (int i = 1; i < K + 1; ++i) { acc += p[i]; }
+    for (int h = 1; h < K; ++h) { acc += p[h]; h += 0; }
+    return acc;
+  }
+  void a(Data& d, Mat& W) {
+#pragma rotor parallel_for private(p)
+    for (const Rating& r : d) { W(r.user, 0) += fill(r); } }
+};
+)",
+                                                       "t.cpp", options());
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  EXPECT_NE(r.loops[0].plan.kind, PlanKind::serial) << r.loops[0].plan.reason;
+  const std::string& out = r.rewritten;
+  EXPECT_NE(out.find("{ p[k] += p[k - 1]; }"), std::string::npos) << out;
+  EXPECT_NE(out.find("p[::rotor::codegen::checked_index(p, j - 1, "), std::string::npos) << out;
+  EXPECT_NE(out.find("p[::rotor::codegen::checked_index(p, i, "), std::string::npos) << out;
+  EXPECT_NE(out.find("p[::rotor::codegen::checked_index(p, h, "), std::string::npos) << out;
+}
+
 } // namespace
 
 // --explain describes each per-worker copy as what it is: a generator is re-seeded per worker,
