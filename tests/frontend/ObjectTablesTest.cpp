@@ -257,6 +257,33 @@ struct S {
   EXPECT_TRUE(has(r.rewritten, "stage_object_table"));
 }
 
+// A column that is a loop counter below the proven row length (`k`, `k - 1` in `for (k = 1; k <
+// K; ++k)`) stays as written; a column from the record is checked (containers.md, "Checked
+// columns").
+TEST(ObjectTables, CounterColumnsInsideTheRowAreNotChecked) {
+  FileResult r = lower(R"(
+struct S {
+  double** t;
+  int K;
+  void f(rotor::Dataset<Rating>& ratings) {
+#pragma rotor parallel_for
+    for (const Rating& r : ratings) {
+      for (int k = 0; k < K; ++k) { t[r.user][k] = 1.0; }
+      for (int k = 1; k < K; ++k) { t[r.user][k] += t[r.user][k - 1]; }
+      t[r.user][r.item] += 1.0;
+    }
+  }
+};
+)");
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  EXPECT_NE(r.loops[0].plan.kind, PlanKind::serial) << r.loops[0].plan.reason;
+  ASSERT_EQ(r.loops[0].checked_columns.size(), 1u);
+  EXPECT_TRUE(has(r.loops[0].checked_columns[0], "column of 't[r.user][r.item]'"))
+      << r.loops[0].checked_columns[0];
+  EXPECT_TRUE(has(r.rewritten, "{ t[r.user][k] += t[r.user][k - 1]; }")) << r.rewritten;
+}
+
 TEST(ObjectTables, NearestShapesStaySerial) {
   // Each shape, and a part of the reason it stays serial.
   const std::vector<std::pair<std::string, std::string>> cases = {
