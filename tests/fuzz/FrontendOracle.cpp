@@ -92,6 +92,7 @@ OracleResult check_source(const std::string& code, const std::string& name,
       continue;
     }
     ++out.parallel_loops;
+    out.data_parallel_loops += loop.plan.kind == an::PlanKind::data_parallel ? 1 : 0;
     const std::vector<std::string> invalid = an::validate_loop_model(loop.model);
     if (!invalid.empty()) {
       out.failures.push_back(where(loop.model) + ": parallel plan for an invalid model: " +

@@ -17,9 +17,12 @@
 namespace rotor_fuzz {
 
 struct OracleResult {
-  bool parsed = false;               ///< the frontend accepted the file (FileResult::ok)
-  int loops = 0;                     ///< annotated loops it planned
-  int parallel_loops = 0;            ///< of those, with a non-serial plan
+  bool parsed = false;    ///< the frontend accepted the file (FileResult::ok)
+  int loops = 0;          ///< annotated loops it planned
+  int parallel_loops = 0; ///< of those, with a non-serial plan
+  /// of those, data_parallel: not held to a serial order (buffered arrays merge per-worker
+  /// changes), so the execution oracle cannot ask for the serial replay's hash
+  int data_parallel_loops = 0;
   std::vector<std::string> failures; ///< broken checks (each a bug to fix)
 };
 

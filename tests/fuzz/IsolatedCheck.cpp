@@ -13,11 +13,12 @@
 namespace rotor_fuzz {
 namespace {
 
-/// The result as text through the pipe: "parsed loops parallel failures\n", then each failure as
-/// "<length>\n<text>".
+/// The result as text through the pipe: "parsed loops parallel data_parallel failures\n", then
+/// each failure as "<length>\n<text>".
 std::string serialise(const OracleResult& r) {
   std::string s = std::to_string(r.parsed ? 1 : 0) + " " + std::to_string(r.loops) + " " +
-                  std::to_string(r.parallel_loops) + " " + std::to_string(r.failures.size()) + "\n";
+                  std::to_string(r.parallel_loops) + " " + std::to_string(r.data_parallel_loops) +
+                  " " + std::to_string(r.failures.size()) + "\n";
   for (const std::string& f : r.failures) {
     s += std::to_string(f.size()) + "\n" + f;
   }
@@ -28,8 +29,8 @@ bool deserialise(const std::string& s, OracleResult& r) {
   int parsed = 0;
   std::size_t failures = 0;
   int used = 0;
-  if (std::sscanf(s.c_str(), "%d %d %d %zu\n%n", &parsed, &r.loops, &r.parallel_loops, &failures,
-                  &used) != 4) {
+  if (std::sscanf(s.c_str(), "%d %d %d %d %zu\n%n", &parsed, &r.loops, &r.parallel_loops,
+                  &r.data_parallel_loops, &failures, &used) != 5) {
     return false;
   }
   r.parsed = parsed != 0;
