@@ -46,8 +46,8 @@ bool LoopLowering::note_checked_column(PointerTable& table, const ArraySubscript
   }
   PointerTable::CheckedColumn checked{r,     text_of(element),        element->getBeginLoc(),
                                       range, text_of(row->getBase()), std::nullopt};
-  if (Offset bound; counter_bound(column, f, bound)) {
-    checked.within = bound;
+  if (const auto range = counter_range(column, f)) {
+    checked.within = range->bound;
   }
   table.checked.push_back(std::move(checked));
   return true;

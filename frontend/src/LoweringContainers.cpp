@@ -375,7 +375,7 @@ bool LoopLowering::split_row_index(const Expr* index, Frame& f, Sym& row, Offset
 }
 
 /// True when `column` (nullptr: 0) is provably in [0, stride): a number below a numeric stride,
-/// or a counter below `stride` (counter_bound).
+/// or a counter below `stride` (counter_range).
 bool LoopLowering::column_in_row(const Expr* column, const Offset& stride, Frame& f) {
   if (column == nullptr) {
     return stride.is_numeric() && stride.value >= 1;
@@ -388,50 +388,52 @@ bool LoopLowering::column_in_row(const Expr* column, const Offset& stride, Frame
   if (value.kind == Subscript::Kind::constant && value.offset.is_numeric()) {
     return stride.is_numeric() && value.offset.value >= 0 && value.offset.value < stride.value;
   }
-  Offset bound;
-  return counter_bound(c, f, bound) && bound == stride;
+  const auto range = counter_range(c, f);
+  return range && range->bound == stride;
 }
 
-/// True when `column` is provably in [0, bound), and sets `bound`: `column` is the induction
-/// variable j of an enclosing `for (j = s; j < bound; ++j)` (s >= 0, bound the same in every
-/// iteration) that nothing else in that loop changes, or `j - c` for a number c <= s.
-bool LoopLowering::counter_bound(const Expr* column, Frame& f, Offset& bound) {
+/// What `column` provably ranges over, when it is the induction variable j of an enclosing
+/// `for (j = s; j < bound; ++j)` (s >= 0, bound the same in every iteration) that nothing else in
+/// that loop changes, or `j - c` for a number c <= s: inside [0, bound), all of it when s and c
+/// are 0.
+std::optional<LoopLowering::CounterRange> LoopLowering::counter_range(const Expr* column,
+                                                                      Frame& f) {
   const Expr* c = strip_value_preserving(column, ctx_);
-  llvm::APSInt less(64, false); // the c of `j - c`
-  less = 0;
+  std::optional<llvm::APSInt> minus; // the c of `j - c`
   if (const auto* sub = dyn_cast_or_null<BinaryOperator>(c);
       sub != nullptr && sub->getOpcode() == BO_Sub) {
-    Expr::EvalResult minus;
-    if (!sub->getRHS()->EvaluateAsInt(minus, ctx_) || minus.Val.getInt().isNegative()) {
-      return false;
+    Expr::EvalResult number;
+    if (!sub->getRHS()->EvaluateAsInt(number, ctx_) || number.Val.getInt().isNegative()) {
+      return std::nullopt;
     }
-    less = minus.Val.getInt().extOrTrunc(64);
+    minus = number.Val.getInt();
     c = strip_value_preserving(sub->getLHS(), ctx_);
   }
   const auto* dre = dyn_cast_or_null<DeclRefExpr>(c);
   const auto* j = dre == nullptr ? nullptr : dyn_cast<VarDecl>(dre->getDecl());
   const auto loop = j == nullptr ? induction_loops_.end() : induction_loops_.find(j);
   if (loop == induction_loops_.end() || !f.parents->hasParent(loop->second)) {
-    return false;
+    return std::nullopt;
   }
   const ForStmt* fs = loop->second;
   Expr::EvalResult start;
   if (j->getInit() == nullptr || !j->getInit()->EvaluateAsInt(start, ctx_) ||
-      start.Val.getInt().isNegative() || start.Val.getInt().extOrTrunc(64).slt(less)) {
-    return false;
+      start.Val.getInt().isNegative() ||
+      (minus && llvm::APSInt::compareValues(start.Val.getInt(), *minus) < 0)) {
+    return std::nullopt;
   }
   const auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond());
   if (cond == nullptr || cond->getOpcode() != BO_LT ||
       !is_declref_to(strip_value_preserving(cond->getLHS(), ctx_), j)) {
-    return false;
+    return std::nullopt;
   }
   const Sym limit = eval(cond->getRHS(), f);
   if (limit.kind != Subscript::Kind::constant || !steps_by_one(fs->getInc(), j, ctx_) ||
       writes_variable(fs->getBody(), j) || writes_variable(fs->getCond(), j)) {
-    return false;
+    return std::nullopt;
   }
-  bound = limit.offset;
-  return true;
+  const bool whole = start.Val.getInt() == 0 && (!minus || *minus == 0);
+  return CounterRange{limit.offset, whole, fs};
 }
 
 /// An Eigen::Matrix: `M(i, j)`, `M.coeffRef(i, j)`, `M.row(i)`, `M.col(j)` (a vector: `v(i)`,

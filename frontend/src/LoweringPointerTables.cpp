@@ -284,26 +284,15 @@ bool LoopLowering::pointer_column(const Expr* column, Frame& f, Offset& length,
     length.value = value.offset.value + 1;
     return value.offset.value >= 0;
   }
-  const auto* dre = dyn_cast_or_null<DeclRefExpr>(bare(column));
-  const auto* k = dre == nullptr ? nullptr : dyn_cast<VarDecl>(dre->getDecl());
-  const auto it = k == nullptr ? induction_loops_.end() : induction_loops_.find(k);
-  if (it == induction_loops_.end() || k->getInit() == nullptr) {
+  if (dyn_cast_or_null<DeclRefExpr>(bare(column)) == nullptr) {
     return false;
   }
-  Expr::EvalResult start;
-  const auto* cond = dyn_cast_or_null<BinaryOperator>(it->second->getCond());
-  if (!k->getInit()->EvaluateAsInt(start, ctx_) || start.Val.getInt() != 0 || cond == nullptr ||
-      cond->getOpcode() != BO_LT) {
+  const auto range = counter_range(column, f);
+  if (!range || !range->whole || range->bound.symbol.find('@') != std::string::npos) {
     return false;
   }
-  const Sym bound = eval(cond->getRHS(), f);
-  if (bound.kind != Subscript::Kind::constant ||
-      bound.offset.symbol.find('@') != std::string::npos ||
-      !column_in_row(column, bound.offset, f)) {
-    return false;
-  }
-  length = bound.offset;
-  loop = it->second;
+  length = range->bound;
+  loop = range->loop;
   return true;
 }
 

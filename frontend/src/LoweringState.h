@@ -311,7 +311,13 @@ private:
   bool split_row_index(const Expr* index, Frame& f, Sym& row, Offset& stride);
   bool whole_row_index(const Expr* index, Frame& f, Sym& row, Offset& stride);
   bool column_in_row(const Expr* column, const Offset& stride, Frame& f);
-  bool counter_bound(const Expr* column, Frame& f, Offset& bound);
+  /// A loop counter's range (counter_range): inside [0, bound), all of it when `whole`.
+  struct CounterRange {
+    Offset bound;
+    bool whole = false;
+    const ForStmt* loop = nullptr; ///< the counter's `for`
+  };
+  std::optional<CounterRange> counter_range(const Expr* column, Frame& f);
   void misused_container(const Target& t, const std::string& how, SourceLocation at);
   void settle_containers();
   // ---- buffered(...) plain containers (LoweringBuffered.cpp) ---------------------------------
@@ -455,7 +461,7 @@ private:
       SourceLocation at;
       SourceRange column;
       std::string table; ///< the table's expression at the access (`nw`, `this->nw`)
-      /// A loop counter's bound B when the column is provably in [0, B) (counter_bound): no
+      /// A loop counter's bound B when the column is provably in [0, B) (counter_range): no
       /// check is needed when B is the length the other accesses prove.
       std::optional<Offset> within;
     };

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace rotor::test {
@@ -16,6 +17,18 @@ struct Doc {
   int* words;
   int length;
 };
+
+/// Whether one of the noted ranges holds [p, p + bytes).
+bool in_one_range(const std::vector<std::pair<std::uintptr_t, std::uintptr_t>>& ranges,
+                  const void* p, std::size_t bytes) {
+  const auto begin = reinterpret_cast<std::uintptr_t>(p);
+  for (const auto& [b, e] : ranges) {
+    if (b <= begin && begin + bytes <= e) {
+      return true;
+    }
+  }
+  return false;
+}
 
 TEST(ChainReads, RowsCoalesceAndStepsAreNotedOnce) {
   std::vector<int> a(5, 1), b(3, 2);
@@ -32,15 +45,7 @@ TEST(ChainReads, RowsCoalesceAndStepsAreNotedOnce) {
   }
   EXPECT_EQ(sum, 5 * 1 + 3 * 2);
   const auto& r = reads.ranges().ranges;
-  const auto has = [&](const void* p, std::size_t bytes) {
-    const auto begin = reinterpret_cast<std::uintptr_t>(p);
-    for (const auto& [b, e] : r) {
-      if (b <= begin && begin + bytes <= e) {
-        return true;
-      }
-    }
-    return false;
-  };
+  const auto has = [&](const void* p, std::size_t bytes) { return in_one_range(r, p, bytes); };
   EXPECT_TRUE(has(&chain, sizeof chain));
   EXPECT_TRUE(has(rows, sizeof rows)); // both row pointers: one range
   EXPECT_TRUE(has(a.data(), 5 * sizeof(int)));
@@ -63,15 +68,7 @@ TEST(ChainReads, ShortcutsNeverLoseBytes) {
   }
   codegen::ChainReads reads;
   const auto& r = reads.ranges().ranges;
-  const auto covered = [&](const void* p, std::size_t bytes) {
-    const auto begin = reinterpret_cast<std::uintptr_t>(p);
-    for (const auto& [b, e] : r) {
-      if (b <= begin && begin + bytes <= e) {
-        return true;
-      }
-    }
-    return false;
-  };
+  const auto covered = [&](const void* p, std::size_t bytes) { return in_one_range(r, p, bytes); };
   reads.note(*reinterpret_cast<const std::int32_t*>(wide.data()));
   reads.note(wide[0]); // the same address, 8 bytes
   EXPECT_TRUE(covered(wide.data(), sizeof(std::int64_t)));

@@ -69,15 +69,10 @@ private:
     return seen.begin == begin && end <= seen.end;
   }
 
-  /// Whether [begin, end) continues the run the last new bytes went to (a row's elements, read
-  /// in order between the chain's other steps), which then grows by it.
+  /// Whether the run the last new bytes went to holds [begin, end) or, continued by it (a row's
+  /// elements, read in order between the chain's other steps), now does.
   bool extends_last(std::uintptr_t begin, std::uintptr_t end) {
-    if (begin != last_end_) {
-      return false;
-    }
-    live_.ranges[last_].second = end;
-    last_end_ = end;
-    return true;
+    return last_ < live_.ranges.size() && extends(live_.ranges[last_], begin, end);
   }
 
   /// Coalesces with one of the last few runs, else starts a run; remembers the bytes.
@@ -97,7 +92,6 @@ private:
       ranges.emplace_back(begin, end);
     }
     last_ = run;
-    last_end_ = ranges[run].second;
   }
 
   /// Whether `run` holds [begin, end) or now does, grown by it at its end.
@@ -130,8 +124,7 @@ private:
                                      static_cast<std::size_t>(-1), static_cast<std::size_t>(-1),
                                      static_cast<std::size_t>(-1), static_cast<std::size_t>(-1)};
   std::size_t next_ = 0;
-  std::size_t last_ = 0;        ///< the run the last new bytes went to
-  std::uintptr_t last_end_ = 0; ///< its end (0: none yet)
+  std::size_t last_ = static_cast<std::size_t>(-1); ///< the run the last new bytes went to
 };
 
 } // namespace rotor::codegen
