@@ -21,4 +21,10 @@ void replay_reorder(const void* identity, void* records, std::size_t record_byte
     installed_hooks.on_begin(identity, records, record_bytes, ids, count);
   }
 }
+
+void record_order_changed(const void* identity) {
+  if (installed_hooks.on_new_order) {
+    installed_hooks.on_new_order(identity);
+  }
+}
 } // namespace rotor::detail

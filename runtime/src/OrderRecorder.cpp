@@ -6,11 +6,13 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace rotor::detail {
 namespace {
@@ -32,6 +34,10 @@ struct Recorder {
   std::string replay_path;
   std::unordered_map<const void*, int> dataset_numbers;
   std::map<int, std::deque<Entry>> replay_entries;
+  /// Replay: each dataset's own order (its ids) from before the recorded loops that reordered it
+  /// since its last plain access; a plain access puts it back, as the rotor build's serial code
+  /// sees the records in the dataset's order after a parallel loop.
+  std::unordered_map<const void*, std::vector<std::uint64_t>> dataset_orders;
   std::vector<LoopOrder> captured;
 
   int number_of(const void* identity) {
@@ -51,6 +57,29 @@ bool keep_ids_hook() {
   return r.recording || r.capturing || r.replaying || r.validating;
 }
 
+/// Puts `records` (and `ids`) in the order of `target`, which holds each record's id once.
+void permute_to(const std::vector<std::uint64_t>& target, char* records, std::size_t record_bytes,
+                std::vector<std::uint64_t>& ids,
+                const std::function<void(std::uint64_t)>& unknown) {
+  const std::size_t count = ids.size();
+  std::unordered_map<std::uint64_t, std::size_t> position;
+  position.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    position.emplace(ids[i], i);
+  }
+  std::vector<char> out(count * record_bytes);
+  for (std::size_t i = 0; i < count; ++i) {
+    auto it = position.find(target[i]);
+    if (it == position.end()) {
+      unknown(target[i]);
+      return;
+    }
+    std::memcpy(out.data() + i * record_bytes, records + it->second * record_bytes, record_bytes);
+  }
+  std::memcpy(records, out.data(), out.size());
+  ids = target;
+}
+
 void reorder(const std::string& path, const Entry& e, int dataset, char* records,
              std::size_t record_bytes, std::vector<std::uint64_t>& ids, std::size_t count) {
   auto fail = [&](const std::string& what) {
@@ -63,21 +92,30 @@ void reorder(const std::string& path, const Entry& e, int dataset, char* records
         " records but this dataset has " + std::to_string(count) +
         (ids.size() != count ? " (and no record ids: create the Session before the dataset)" : ""));
   }
-  std::unordered_map<std::uint64_t, std::size_t> position;
-  position.reserve(count);
-  for (std::size_t i = 0; i < count; ++i) {
-    position.emplace(ids[i], i);
-  }
-  std::vector<char> out(count * record_bytes);
-  for (std::size_t i = 0; i < count; ++i) {
-    auto it = position.find(e.ids[i]);
-    if (it == position.end()) {
-      fail("record id " + std::to_string(e.ids[i]) + " is not in this dataset");
+  permute_to(e.ids, records, record_bytes, ids, [&](std::uint64_t id) {
+    fail("record id " + std::to_string(id) + " is not in this dataset");
+  });
+}
+
+/// Puts the records back in the dataset's order `before` (records appended since follow, in
+/// their current order).
+void restore_order(const std::vector<std::uint64_t>& before, char* records,
+                   std::size_t record_bytes, std::vector<std::uint64_t>& ids) {
+  std::unordered_set<std::uint64_t> present(ids.begin(), ids.end());
+  std::unordered_set<std::uint64_t> listed;
+  std::vector<std::uint64_t> target;
+  target.reserve(ids.size());
+  for (std::uint64_t id : before) {
+    if (present.count(id) != 0 && listed.insert(id).second) {
+      target.push_back(id);
     }
-    std::memcpy(out.data() + i * record_bytes, records + it->second * record_bytes, record_bytes);
   }
-  std::memcpy(records, out.data(), out.size());
-  ids = e.ids;
+  for (std::uint64_t id : ids) {
+    if (listed.count(id) == 0) {
+      target.push_back(id);
+    }
+  }
+  permute_to(target, records, record_bytes, ids, [](std::uint64_t) {});
 }
 
 void on_begin_hook(const void* identity, void* records, std::size_t record_bytes,
@@ -99,15 +137,30 @@ void on_begin_hook(const void* identity, void* records, std::size_t record_bytes
   }
   Entry e = std::move(queue.front());
   queue.pop_front();
+  char* bytes = static_cast<char*>(records);
   if (e.loop) {
-    reorder(r.replay_path, e, dataset, static_cast<char*>(records), record_bytes, ids, count);
+    r.dataset_orders.emplace(identity, ids); // kept from the first loop since a plain access
+    reorder(r.replay_path, e, dataset, bytes, record_bytes, ids, count);
+    return;
   }
+  auto before = r.dataset_orders.find(identity);
+  if (before != r.dataset_orders.end()) {
+    restore_order(before->second, bytes, record_bytes, ids);
+    r.dataset_orders.erase(before);
+  }
+}
+
+void on_new_order_hook(const void* identity) {
+  Recorder& r = recorder();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.dataset_orders.erase(identity);
 }
 
 void install_hooks() {
   RecordOrderHooks hooks;
   hooks.keep_ids = keep_ids_hook;
   hooks.on_begin = on_begin_hook;
+  hooks.on_new_order = on_new_order_hook;
   set_record_order_hooks(hooks);
 }
 

@@ -63,6 +63,9 @@ bool keep_record_ids();
 /// recorded order for the dataset at `identity`. No-op unless replaying.
 void replay_reorder(const void* identity, void* records, std::size_t record_bytes,
                     std::vector<std::uint64_t>& ids, std::size_t count);
+/// Called when the dataset at `identity` takes a new order of its own (sort_by_keys, shuffle):
+/// a replay forgets the order it would have put back.
+void record_order_changed(const void* identity);
 std::int64_t global_sum(std::int64_t local);
 std::int64_t global_max(std::int64_t local);
 /// Every rank's `bytes` bytes at `data`, concatenated in rank order.
@@ -400,6 +403,7 @@ private:
                                       static_cast<std::uint64_t>(c.size()));
     }
     keep(g, order, first, last, have_ids); // the new sequence is the dataset's order
+    detail::record_order_changed(this);
     home_first_ = first;
   }
 

@@ -20,6 +20,8 @@ struct RecordOrderHooks {
   /// Called by Dataset::begin(): in a replay run, reorders `records` (and `ids`).
   void (*on_begin)(const void* identity, void* records, std::size_t record_bytes,
                    std::vector<std::uint64_t>& ids, std::size_t count) = nullptr;
+  /// Called when a dataset's records take a new order of their own (sort_by_keys, shuffle).
+  void (*on_new_order)(const void* identity) = nullptr;
 };
 void set_record_order_hooks(const RecordOrderHooks& hooks);
 
