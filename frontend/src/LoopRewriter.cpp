@@ -316,16 +316,26 @@ std::string ragged_inspector_prelude(const LoweredLoop& lowered, const std::stri
   const std::string inner = "std::int64_t " + lowered.ragged_index;
   std::string readers = ", [&](" + outer + ") { return static_cast<std::int64_t>(" +
                         lowered.ragged_bound_read + "); }";
-  for (const std::string& read : lowered.key_reads) {
-    readers += ", [&](" + outer + ", " + inner + ") { (void)" + lowered.ragged_index +
-               "; return static_cast<std::int64_t>(" + read + "); }";
+  const bool by_rows = lowered.chain_reads && !lowered.key_rows.empty() &&
+                       std::none_of(lowered.key_rows.begin(), lowered.key_rows.end(),
+                                    [](const std::string& row) { return row.empty(); });
+  if (by_rows) { // each key's row pointer once a row: `C[d]->g`
+    for (const std::string& row : lowered.key_rows) {
+      readers += ", [&](" + outer + ") { return " + row + "; }";
+    }
+  } else {
+    for (const std::string& read : lowered.key_reads) {
+      readers += ", [&](" + outer + ", " + inner + ") { (void)" + lowered.ragged_index +
+                 "; return static_cast<std::int64_t>(" + read + "); }";
+    }
   }
   const std::string reads =
       lowered.chain_reads ? "::rotor::codegen::ChainReads rotor_reads;" + separator : "";
+  const std::string call = by_rows ? "rotor_inspection.ragged_rows(rotor_reads, rotor_range"
+                                   : "rotor_inspection.ragged(rotor_range";
   return "static ::rotor::codegen::Inspection<" + std::to_string(m.fields.size()) +
          "> rotor_inspection;" + separator + reads + "const auto rotor_range = " + range + ";" +
-         separator + "auto& rotor_iterations = rotor_inspection.ragged(rotor_range" + readers +
-         ");" + separator;
+         separator + "auto& rotor_iterations = " + call + readers + ");" + separator;
 }
 
 /// A ragged nest read through a pointer chain (LoweredLoop::chain_reads): after the call, the

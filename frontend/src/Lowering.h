@@ -42,6 +42,11 @@ struct LoweredLoop {
   /// loop writes any of it, the loop runs as written (`original_loop`, the source text).
   bool chain_reads = false;
   std::string original_loop;
+  /// A ragged nest: for each key after the outer index, how the inspector reads its row pointer
+  /// `C[d]->g` once a row (noted) when the key is the row element `C[d]->g[n]` of the bound's
+  /// chain; empty for another key. All set: the inspector reads rows, not pairs
+  /// (codegen::Inspection::ragged_rows).
+  std::vector<std::string> key_rows;
   std::vector<std::string> bindings;            ///< `auto [i, j] : grid`: {"i", "j"}
   bool writes_records = false;                  ///< body writes fields of its (reference) record
   bool may_throw = true;                        ///< the body may throw (ThrowAnalysis.h)

@@ -20,8 +20,11 @@ void LoopLowering::add_ragged_key(const Expr* e) {
   if (bound_chain_ != nullptr && isa<ArraySubscriptExpr>(e->IgnoreParenImpCasts())) {
     out_.model.fields.push_back(chain_text(e, d, n));
     out_.key_reads.push_back(noted_chain_text(e, "rotor_reads", d, n));
+    const auto* element = cast<ArraySubscriptExpr>(e->IgnoreParenImpCasts());
+    out_.key_rows.push_back(noted_chain_text(element->getBase(), "rotor_reads", d, n));
     return;
   }
+  out_.key_rows.emplace_back();
   const auto* op = cast<CXXOperatorCallExpr>(e->IgnoreParenImpCasts());
   const auto* row = cast<CXXOperatorCallExpr>(op->getArg(0)->IgnoreParenImpCasts());
   const std::string a = "(" + text_of(row->getArg(0)) + ")";

@@ -6,6 +6,11 @@
 
 #include "rotor/runtime/Inspector.h"
 
+#include <algorithm>
+#include <array>
+#include <utility>
+#include <vector>
+
 namespace rotor::test {
 namespace {
 
@@ -193,6 +198,78 @@ TEST(Inspector, WalkKeepsEveryIterationAfterTheFirstDifference) {
   EXPECT_EQ(inspection.rebuilds(), 4u);
   EXPECT_EQ(walk(), expected()); // unchanged: kept
   EXPECT_EQ(inspection.rebuilds(), 4u);
+}
+
+// A nest read through a pointer chain, as rotor-cc emits it when every key is a row element
+// (Inspection::ragged_rows): the same iterations as the per-pair walk (ragged), the same bytes
+// noted, no row pointer read for a row of count 0 or less, and a changed word rebuilds.
+struct ChainDoc {
+  int length;
+  const int* words;
+};
+
+std::vector<std::pair<std::uintptr_t, std::uintptr_t>>
+merged(std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges) {
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> out;
+  for (const auto& r : ranges) {
+    if (!out.empty() && r.first <= out.back().second) {
+      out.back().second = std::max(out.back().second, r.second);
+    } else {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+std::vector<std::array<std::int64_t, 3>> iterations_of(Dataset<codegen::Iteration<2>>& d) {
+  std::vector<std::array<std::int64_t, 3>> out;
+  for (const auto& it : detail::DatasetInternals::records(d)) {
+    out.push_back({it.k0, it.k1, it.at});
+  }
+  return out;
+}
+
+TEST(Inspector, RowReadsEqualThePerPairWalk) {
+  std::vector<std::vector<int>> words = {{5, 6, 7}, {}, {8}, {9, 10, 11, 12}, {13, 14}};
+  std::vector<ChainDoc> storage;
+  for (const auto& w : words) {
+    storage.push_back({static_cast<int>(w.size()), w.empty() ? nullptr : w.data()});
+  }
+  storage[1].length = -2; // no iteration, and its words pointer (nullptr) must not be read
+  std::vector<ChainDoc*> docs;
+  for (ChainDoc& d : storage) {
+    docs.push_back(&d);
+  }
+  ChainDoc** chain = docs.data();
+  const int count = static_cast<int>(docs.size());
+  codegen::Inspection<2> per_pair, per_row;
+  codegen::ChainReads pair_reads;
+  const auto pairs = iterations_of(per_pair.ragged(
+      count, [&](std::int64_t m) { return pair_reads.note(pair_reads.note(chain[m])->length); },
+      [](std::int64_t m, std::int64_t) { return m; },
+      [&](std::int64_t m, std::int64_t n) {
+        return pair_reads.note(pair_reads.note(pair_reads.note(chain[m])->words)[n]);
+      }));
+  const auto pair_ranges = merged(pair_reads.ranges().ranges);
+  const auto walk_rows = [&](codegen::ChainReads& reads) {
+    return iterations_of(per_row.ragged_rows(
+        reads, count, [&](std::int64_t m) { return reads.note(reads.note(chain[m])->length); },
+        [&](std::int64_t m) { return reads.note(reads.note(chain[m])->words); }));
+  };
+  {
+    codegen::ChainReads row_reads;
+    EXPECT_EQ(walk_rows(row_reads), pairs);
+    EXPECT_EQ(merged(row_reads.ranges().ranges), pair_ranges);
+  }
+  ASSERT_EQ(pairs.size(), 10u);
+  EXPECT_EQ(pairs[3], (std::array<std::int64_t, 3>{2, 8, 0}));
+  EXPECT_EQ(per_row.rebuilds(), 1u);
+  words[3][2] = 40;
+  codegen::ChainReads again;
+  const auto changed = walk_rows(again);
+  EXPECT_EQ(per_row.rebuilds(), 2u);
+  EXPECT_EQ(changed[6], (std::array<std::int64_t, 3>{3, 40, 2}));
 }
 
 } // namespace

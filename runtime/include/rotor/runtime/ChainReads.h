@@ -51,6 +51,18 @@ public:
     return x;
   }
 
+  /// Notes the `count` elements from `first` as read (a row the inspector reads whole, each
+  /// element once: Inspection::ragged_rows) and returns `first`.
+  template <class T> const T* note_elements(const T* first, std::size_t count) {
+    static_assert(std::is_scalar_v<T>, "rotor::codegen::ChainReads: a row of scalars");
+    const auto begin = reinterpret_cast<std::uintptr_t>(first);
+    const auto end = begin + count * sizeof(T);
+    if (count != 0 && !noted_before(begin, end) && !extends_last(begin, end)) {
+      add(begin, end);
+    }
+    return first;
+  }
+
   /// Whether run_loop declined the last loop on this thread (its chain reads were written):
   /// the caller then runs the loop as written. Clears the flag.
   static bool take_declined() {

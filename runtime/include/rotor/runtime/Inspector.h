@@ -173,6 +173,28 @@ public:
     return end_walk();
   }
 
+  /// The same nest when every key after the outer index is an element `C[i]->g[n]` of a row
+  /// reached through the bound's pointer chain C (`docs[m]->words[n]` for `n < docs[m]->length`):
+  /// `rows(i)...` return each key's row pointer `C[i]->g`, read once a row (and only for a row
+  /// with a positive count, as the serial loop reads it), and the row's count elements are noted
+  /// in `reads` as one range; the iterations and keys are ragged()'s.
+  template <class Count, class RowCount, class... Rows>
+  Dataset<Iteration<N>>& ragged_rows(ChainReads& reads, Count count, RowCount row_count,
+                                     Rows... rows) {
+    static_assert(sizeof...(Rows) + 1 == N,
+                  "rotor::codegen::Inspection: one row reader per key after the outer index");
+    static_assert(std::is_integral_v<Count>, "rotor::codegen::Inspection: an integer bound");
+    const std::int64_t outer = count > 0 ? static_cast<std::int64_t>(count) : 0;
+    begin_walk();
+    for (std::int64_t i = 0; i < outer; ++i) {
+      const std::int64_t columns = static_cast<std::int64_t>(row_count(i));
+      if (columns > 0) {
+        take_row(i, columns, reads.note_elements(rows(i), static_cast<std::size_t>(columns))...);
+      }
+    }
+    return end_walk();
+  }
+
   /// After run_loop over this call site's dataset, when the body wrote the elements of
   /// `records` (its records): every rank's copy of `records` gets the elements the other ranks'
   /// iterations wrote (collective: every rank calls it after the same loop). Nothing moves when
@@ -271,6 +293,13 @@ private:
     }
     fresh_.insert(fresh_.end(), keys, keys + N);
     fresh_.push_back(at);
+  }
+  /// Row i's iterations (i, n) for n < columns, key k + 1 being row k's element n.
+  template <class... T> void take_row(std::int64_t i, std::int64_t columns, const T*... row) {
+    for (std::int64_t n = 0; n < columns; ++n) {
+      const std::int64_t values[N + 1] = {i, static_cast<std::int64_t>(row[n])...};
+      take(values, n);
+    }
   }
   bool matches_last(const std::int64_t* keys, std::int64_t at) const {
     if ((matched_ + 1) * k_stride > last_.size()) {
