@@ -2,6 +2,7 @@
 #include "LoweringState.h"
 
 #include "KnownCallees.h"
+#include "LoopSiteNames.h"
 #include "RotorTypes.h"
 
 #include <clang/AST/DeclCXX.h>
@@ -228,15 +229,17 @@ bool LoopLowering::preserves_value(QualType from, QualType to) const {
   return from->isSignedIntegerOrEnumerationType() == to->isSignedIntegerOrEnumerationType();
 }
 
-/// The name of a loop-invariant symbol: its own name, or name@line when another declaration of
-/// the same name was seen first (a global `shift` in a helper vs a parameter `shift`).
+/// The name of a loop-invariant symbol: how the loop names it (LoopSiteNames.h: rotor-cc writes
+/// the symbol into the run_loop call at the loop, so `shift` of a helper's global, shadowed there
+/// by a parameter `shift`, is `::shift`); empty when the loop cannot name it or another
+/// declaration already has that name.
 std::string LoopLowering::symbol_name(const ValueDecl* d) {
-  const std::string name = d->getNameAsString();
-  auto [it, fresh] = symbols_.emplace(name, d);
-  if (fresh || it->second == d) {
+  const std::string name = loop_site_name(d, loop_var_->getDeclContext());
+  if (name.empty()) {
     return name;
   }
-  return name + "@" + std::to_string(loc_of(d->getLocation()).line);
+  auto [it, fresh] = symbols_.emplace(name, d);
+  return fresh || it->second == d ? name : "";
 }
 
 Sym LoopLowering::eval(const Expr* e, Frame& f) {
@@ -296,7 +299,8 @@ Sym LoopLowering::eval_variable(const DeclRefExpr* dre, Frame& f) {
     return mutated_.count(d) ? Sym::unknown() : Sym::key(t.field);
   }
   if (t.kind == Target::outer_k && !mutated_.count(d) && d->getType()->isIntegerType()) {
-    return Sym::symbol(symbol_name(d));
+    const std::string name = symbol_name(d);
+    return name.empty() ? Sym::unknown() : Sym::symbol(name);
   }
   if (t.kind == Target::local_k && inductions_.count(d)) {
     return Sym::whole();
@@ -318,7 +322,8 @@ Sym LoopLowering::eval_member(const MemberExpr* me, Frame& f) {
   // loop blocks the loop (on_this).
   if (const auto* fd = dyn_cast<FieldDecl>(me->getMemberDecl());
       fd != nullptr && fd->getType()->isIntegerType() && names_loop_object(me->getBase(), f)) {
-    return Sym::symbol(symbol_name(fd));
+    const std::string name = symbol_name(fd);
+    return name.empty() ? Sym::unknown() : Sym::symbol(name);
   }
   return Sym::unknown();
 }

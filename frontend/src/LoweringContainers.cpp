@@ -360,8 +360,7 @@ bool LoopLowering::split_row_index(const Expr* index, Frame& f, Sym& row, Offset
                                std::make_pair(mul->getRHS(), mul->getLHS())}) {
       const Sym rs = eval(r, f);
       const Sym ss = eval(s, f);
-      if (rs.kind == Subscript::Kind::unknown || ss.kind != Subscript::Kind::constant ||
-          ss.offset.symbol.find('@') != std::string::npos) {
+      if (rs.kind == Subscript::Kind::unknown || ss.kind != Subscript::Kind::constant) {
         continue;
       }
       if (column_in_row(column, ss.offset, f)) {

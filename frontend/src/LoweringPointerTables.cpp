@@ -288,7 +288,7 @@ bool LoopLowering::pointer_column(const Expr* column, Frame& f, Offset& length,
     return false;
   }
   const auto range = counter_range(column, f);
-  if (!range || !range->whole || range->bound.symbol.find('@') != std::string::npos) {
+  if (!range || !range->whole) {
     return false;
   }
   length = range->bound;
