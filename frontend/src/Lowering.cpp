@@ -172,8 +172,10 @@ Target LoopLowering::target_of_member(const MemberExpr* me, Frame& f) {
   if (is_dist_array(fd->getType())) {
     Target t;
     t.kind = Target::array_k;
-    t.array = isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts()) ? fd->getNameAsString()
-                                                                     : text_of(me);
+    // `this->W` where the loop's method has a parameter or local W (the runtime is given the
+    // array by this name at the loop)
+    t.array =
+        isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts()) ? name_at_loop(fd) : text_of(me);
     t.decl = fd;
     t.rank = dist_array_rank(fd->getType());
     t.element = dist_array_element(fd->getType());
@@ -198,8 +200,14 @@ Target LoopLowering::target_of_variable(const VarDecl* vd, const DeclRefExpr* dr
                                                (f.fn != nullptr && vd->isLocalVarDeclOrParm() &&
                                                 vd->getParentFunctionOrMethod() == f.fn)));
   if (is_dist_array(vd->getType()) && !local) {
+    // the runtime is given the array by this name at the loop (`std::tie(W)`): `::W` where the
+    // loop's function shadows a global W; none (a write blocks) where the loop cannot name it
+    t.array = name_at_loop(vd);
+    if (t.array.empty()) {
+      t.kind = Target::unknown_k;
+      return t;
+    }
     t.kind = Target::array_k;
-    t.array = vd->getNameAsString();
     t.rank = dist_array_rank(vd->getType());
     t.element = dist_array_element(vd->getType());
     return t;
@@ -234,12 +242,20 @@ bool LoopLowering::preserves_value(QualType from, QualType to) const {
 /// by a parameter `shift`, is `::shift`); empty when the loop cannot name it or another
 /// declaration already has that name.
 std::string LoopLowering::symbol_name(const ValueDecl* d) {
-  const std::string name = loop_site_name(d, loop_var_->getDeclContext());
+  const std::string& name = name_at_loop(d);
   if (name.empty()) {
     return name;
   }
   auto [it, fresh] = symbols_.emplace(name, d);
   return fresh || it->second == d ? name : "";
+}
+
+const std::string& LoopLowering::name_at_loop(const ValueDecl* d) const {
+  auto [it, fresh] = names_at_loop_.emplace(d, std::string());
+  if (fresh) {
+    it->second = loop_site_name(d, loop_var_->getDeclContext());
+  }
+  return it->second;
 }
 
 Sym LoopLowering::eval(const Expr* e, Frame& f) {

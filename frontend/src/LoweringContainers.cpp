@@ -111,10 +111,10 @@ Target LoopLowering::row_vector_variable(const VarDecl* vd) const {
   if (t.kind != Target::array_k) {
     return {};
   }
-  if (!visible_at_loop(vd)) {
+  if (!visible_at_loop(vd) || name_at_loop(vd).empty()) {
     return {};
   }
-  t.array = vd->getNameAsString();
+  t.array = name_at_loop(vd); // `::v` where the loop's function shadows a global v
   t.expression = t.array;
   t.decl = vd;
   return t;

@@ -92,7 +92,7 @@ bool LoopLowering::object_path(const Expr* object, Frame& f, ObjectPath& out) co
            object_path(it->second.first, *it->second.second, out);
   }
   if (held_class(vd->getType(), separator) == nullptr || inside_loop(vd->getLocation()) ||
-      !visible_at_loop(vd)) {
+      !visible_at_loop(vd) || name_at_loop(vd) != vd->getNameAsString()) {
     return false;
   }
   out = {vd->getNameAsString() + separator, vd->getNameAsString() + separator};

@@ -261,6 +261,8 @@ private:
   bool analysable_callee(const FunctionDecl* fd) const;
   void control_flow(const Stmt* s, int loops, int switches, int lambdas);
   std::string symbol_name(const ValueDecl* d);
+  /// How the code at the loop names `d` (LoopSiteNames.h; cached): empty when it cannot.
+  const std::string& name_at_loop(const ValueDecl* d) const;
   bool preserves_value(QualType from, QualType to) const;
   void check_pointer_read(const Expr* pointer, const Stmt* at, Frame& f);
   void check_static(const VarDecl* vd, Frame& f);
@@ -417,6 +419,7 @@ private:
   Frame* body_frame_ = nullptr;
   const CXXMethodDecl* enclosing_method_ = nullptr; ///< the loop is in this member function
   std::map<std::string, const ValueDecl*> symbols_; ///< loop-invariant symbols by name
+  mutable std::map<const ValueDecl*, std::string> names_at_loop_; ///< name_at_loop's cache
   std::vector<std::pair<std::string, SourceLocation>> outside_pointer_reads_;
   /// Over a vector: outside names that may alias its elements (note_record_alias).
   std::vector<std::pair<std::string, SourceLocation>> record_alias_reads_;

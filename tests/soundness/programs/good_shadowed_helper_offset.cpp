@@ -12,7 +12,8 @@ static void bump(rotor::DistArray<std::int64_t, 1>& W, int u, int v) {
   W[u + shift] = (W[u + shift] * 3 + v + 1) % 1000003;
 }
 
-static void epoch(rotor::Dataset<Rating>& ratings, rotor::DistArray<std::int64_t, 1>& W, int shift) {
+static void epoch(rotor::Dataset<Rating>& ratings, rotor::DistArray<std::int64_t, 1>& W,
+                  int shift) {
 #pragma rotor parallel_for
   for (const Rating& r : ratings) {
     bump(W, r.user, r.item);
