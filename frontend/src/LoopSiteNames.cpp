@@ -5,6 +5,7 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace rotor::frontend {
@@ -28,24 +29,27 @@ const FunctionDecl* outermost_function(const DeclContext* dc) {
   return fn;
 }
 
-/// Every variable (parameters included) named `name` in `fn`, in any scope.
-class VariablesNamed : public RecursiveASTVisitor<VariablesNamed> {
+/// Every declaration named `name` inside `fn` (parameters, locals in any scope, local enumerators
+/// and classes, using-declarations, lambdas' init-captures): any of them may hide an outer `name`
+/// somewhere in the function.
+class DeclarationsNamed : public RecursiveASTVisitor<DeclarationsNamed> {
 public:
-  explicit VariablesNamed(llvm::StringRef name) : name_(name) {}
-  bool VisitVarDecl(VarDecl* v) {
-    if (v->getName() == name_) {
-      found.push_back(v->getCanonicalDecl());
+  DeclarationsNamed(const FunctionDecl* fn, llvm::StringRef name) : fn_(fn), name_(name) {}
+  bool VisitNamedDecl(NamedDecl* d) {
+    if (d != fn_ && d->getDeclName().isIdentifier() && d->getName() == name_) {
+      found.push_back(d->getCanonicalDecl());
     }
     return true;
   }
-  std::vector<const VarDecl*> found;
+  std::vector<const Decl*> found;
 
 private:
+  const FunctionDecl* fn_;
   llvm::StringRef name_;
 };
 
-std::vector<const VarDecl*> variables_named(const FunctionDecl* fn, llvm::StringRef name) {
-  VariablesNamed v(name);
+std::vector<const Decl*> declarations_named(const FunctionDecl* fn, llvm::StringRef name) {
+  DeclarationsNamed v(fn, name);
   if (fn != nullptr) {
     v.TraverseDecl(const_cast<FunctionDecl*>(fn));
   }
@@ -54,13 +58,24 @@ std::vector<const VarDecl*> variables_named(const FunctionDecl* fn, llvm::String
 
 enum class Lookup { none, finds_d, finds_other };
 
+/// What a lookup that found `found` found: `d` alone, or something else too.
+Lookup found_in(DeclContextLookupResult found, const Decl* d) {
+  if (found.empty()) {
+    return Lookup::none;
+  }
+  return std::all_of(found.begin(), found.end(),
+                     [&](const NamedDecl* n) { return n->getCanonicalDecl() == d; })
+             ? Lookup::finds_d
+             : Lookup::finds_other;
+}
+
 /// Member lookup of `name` in `record` and its bases.
 Lookup member_lookup(const CXXRecordDecl* record, DeclarationName name, const Decl* d) {
   if (record == nullptr || !record->hasDefinition()) {
     return Lookup::none;
   }
-  for (const NamedDecl* found : record->lookup(name)) {
-    return found->getCanonicalDecl() == d ? Lookup::finds_d : Lookup::finds_other;
+  if (Lookup l = found_in(record->lookup(name), d); l != Lookup::none) {
+    return l;
   }
   for (const CXXBaseSpecifier& base : record->bases()) {
     if (Lookup l = member_lookup(base.getType()->getAsCXXRecordDecl(), name, d);
@@ -74,19 +89,16 @@ Lookup member_lookup(const CXXRecordDecl* record, DeclarationName name, const De
 /// Unqualified lookup of `d`'s name from `fn`'s context outward, past `fn`'s own scopes: its
 /// class (a method's) and the enclosing namespaces.
 Lookup outer_lookup(const FunctionDecl* fn, const Decl* d, DeclarationName name) {
-  const DeclContext* dc = fn != nullptr ? fn->getParent() : nullptr;
-  for (; dc != nullptr; dc = dc->getParent()) {
+  for (const DeclContext* dc = fn != nullptr ? fn->getParent() : nullptr; dc != nullptr;
+       dc = dc->getParent()) {
+    Lookup l = Lookup::none;
     if (const auto* record = dyn_cast<CXXRecordDecl>(dc)) {
-      if (Lookup l = member_lookup(record, name, d); l != Lookup::none) {
-        return l;
-      }
-      continue;
+      l = member_lookup(record, name, d);
+    } else if (dc->isFileContext()) {
+      l = found_in(dc->lookup(name), d);
     }
-    if (!dc->isFileContext()) {
-      continue;
-    }
-    for (const NamedDecl* found : dc->lookup(name)) {
-      return found->getCanonicalDecl() == d ? Lookup::finds_d : Lookup::finds_other;
+    if (l != Lookup::none) {
+      return l;
     }
   }
   return Lookup::none;
@@ -107,22 +119,17 @@ std::string loop_site_name(const ValueDecl* d, const DeclContext* loop_context) 
   const FunctionDecl* fn = outermost_function(loop_context);
   const std::string name = d->getNameAsString();
   const Decl* canonical = d->getCanonicalDecl();
-  const std::vector<const VarDecl*> locals = variables_named(fn, d->getName());
-  if (isa<FieldDecl>(d)) { // a member of the loop's object
-    return locals.empty() && outer_lookup(fn, canonical, d->getDeclName()) == Lookup::finds_d
-               ? name
-               : "this->" + name;
-  }
+  const std::vector<const Decl*> inside = declarations_named(fn, d->getName());
   const auto* v = dyn_cast<VarDecl>(d);
-  if (v == nullptr) {
-    return "";
+  const bool outside_fn =
+      isa<FieldDecl>(d) || (v != nullptr && (v->isFileVarDecl() || v->isStaticDataMember()));
+  if (!outside_fn) { // a local of the loop's function, the only declaration of its name there
+    return v != nullptr && inside.size() == 1 && inside.front() == canonical ? name : "";
   }
-  if (v->isFileVarDecl() || v->isStaticDataMember()) {
-    return locals.empty() && outer_lookup(fn, canonical, d->getDeclName()) == Lookup::finds_d
-               ? name
-               : qualified(v);
+  if (inside.empty() && outer_lookup(fn, canonical, d->getDeclName()) == Lookup::finds_d) {
+    return name;
   }
-  return locals.size() == 1 && locals.front() == canonical ? name : "";
+  return v != nullptr ? qualified(v) : "this->" + name; // a member of the loop's object
 }
 
 } // namespace rotor::frontend

@@ -16,6 +16,8 @@ namespace rotor::frontend {
 /// namespace-scope or static member variable and `this->name` for a member of the loop's object
 /// (the loop is in one of its methods); empty when the loop cannot name `d` (a local or static
 /// local of another function, or a local whose name the loop's function declares more than once).
+/// Any declaration of the name inside the loop's function (a local, an enumerator, a
+/// using-declaration, in any scope) rules the plain name out for an outside variable.
 std::string loop_site_name(const clang::ValueDecl* d, const clang::DeclContext* loop_context);
 
 } // namespace rotor::frontend

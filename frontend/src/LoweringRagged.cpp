@@ -17,10 +17,10 @@ namespace rotor::frontend::lowering {
 void LoopLowering::add_ragged_key(const Expr* e) {
   const std::string d = loop_.var->getNameAsString();
   const std::string n = loop_.inner_var->getNameAsString();
-  if (bound_chain_ != nullptr && isa<ArraySubscriptExpr>(e->IgnoreParenImpCasts())) {
+  if (const auto* element = dyn_cast<ArraySubscriptExpr>(e->IgnoreParenImpCasts());
+      bound_chain_ != nullptr && element != nullptr) {
     out_.model.fields.push_back(chain_text(e, d, n));
     out_.key_reads.push_back(noted_chain_text(e, "rotor_reads", d, n));
-    const auto* element = cast<ArraySubscriptExpr>(e->IgnoreParenImpCasts());
     out_.key_rows.push_back(noted_chain_text(element->getBase(), "rotor_reads", d, n));
     return;
   }

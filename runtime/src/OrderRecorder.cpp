@@ -6,9 +6,9 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
@@ -57,10 +57,10 @@ bool keep_ids_hook() {
   return r.recording || r.capturing || r.replaying || r.validating;
 }
 
-/// Puts `records` (and `ids`) in the order of `target`, which holds each record's id once.
-void permute_to(const std::vector<std::uint64_t>& target, char* records, std::size_t record_bytes,
-                std::vector<std::uint64_t>& ids,
-                const std::function<void(std::uint64_t)>& unknown) {
+/// Puts `records` (and `ids`) in the order of `target`, which lists ids once each; returns an id
+/// of `target` the records do not have (and changes nothing), if any.
+std::optional<std::uint64_t> permute_to(const std::vector<std::uint64_t>& target, char* records,
+                                        std::size_t record_bytes, std::vector<std::uint64_t>& ids) {
   const std::size_t count = ids.size();
   std::unordered_map<std::uint64_t, std::size_t> position;
   position.reserve(count);
@@ -71,13 +71,13 @@ void permute_to(const std::vector<std::uint64_t>& target, char* records, std::si
   for (std::size_t i = 0; i < count; ++i) {
     auto it = position.find(target[i]);
     if (it == position.end()) {
-      unknown(target[i]);
-      return;
+      return target[i];
     }
     std::memcpy(out.data() + i * record_bytes, records + it->second * record_bytes, record_bytes);
   }
   std::memcpy(records, out.data(), out.size());
   ids = target;
+  return std::nullopt;
 }
 
 void reorder(const std::string& path, const Entry& e, int dataset, char* records,
@@ -92,9 +92,9 @@ void reorder(const std::string& path, const Entry& e, int dataset, char* records
         " records but this dataset has " + std::to_string(count) +
         (ids.size() != count ? " (and no record ids: create the Session before the dataset)" : ""));
   }
-  permute_to(e.ids, records, record_bytes, ids, [&](std::uint64_t id) {
-    fail("record id " + std::to_string(id) + " is not in this dataset");
-  });
+  if (const auto missing = permute_to(e.ids, records, record_bytes, ids)) {
+    fail("record id " + std::to_string(*missing) + " is not in this dataset");
+  }
 }
 
 /// Puts the records back in the dataset's order `before` (records appended since follow, in
@@ -115,7 +115,7 @@ void restore_order(const std::vector<std::uint64_t>& before, char* records,
       target.push_back(id);
     }
   }
-  permute_to(target, records, record_bytes, ids, [](std::uint64_t) {});
+  permute_to(target, records, record_bytes, ids); // target lists exactly the ids present
 }
 
 void on_begin_hook(const void* identity, void* records, std::size_t record_bytes,
@@ -139,7 +139,7 @@ void on_begin_hook(const void* identity, void* records, std::size_t record_bytes
   queue.pop_front();
   char* bytes = static_cast<char*>(records);
   if (e.loop) {
-    r.dataset_orders.emplace(identity, ids); // kept from the first loop since a plain access
+    r.dataset_orders.try_emplace(identity, ids); // kept from the first loop since a plain access
     reorder(r.replay_path, e, dataset, bytes, record_bytes, ids, count);
     return;
   }

@@ -50,6 +50,13 @@ void f(Data& d, Vec& W) {
   for (const Rating& r : d) { bump(W, r.user); }
   int shift = 0; (void)shift; })",
      "static_cast<std::int64_t>(::shift)"},
+    {"global_in_helper_shadowed_by_a_local_enumerator", R"(
+void bump(Vec& W, int u) { W[u + shift] += 1; }
+void f(Data& d, Vec& W) {
+  enum { shift = 0 };
+#pragma rotor parallel_for
+  for (const Rating& r : d) { bump(W, r.user); } })",
+     "static_cast<std::int64_t>(::shift)"},
     {"namespace_global_from_another_namespace", R"(
 namespace ns { void bump(Vec& W, int u) { W[u + offset] += 1; } }
 namespace other { int offset = 0;
