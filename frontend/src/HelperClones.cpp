@@ -596,7 +596,8 @@ private:
 } // namespace
 
 std::string clone_text(const SourceManager& sm, const LangOptions& lo, const FunctionDecl* helper,
-                       const LoweredLoop& loop, const std::string& quoted_file) {
+                       const LoweredLoop& loop, const std::string& quoted_file,
+                       const std::map<std::string, std::string>& staged_views) {
   const std::optional<CloneParts> parts = clone_parts(helper, sm);
   if (!parts) {
     return ""; // clone_name_refusal kept such a helper from being cloned
@@ -614,7 +615,9 @@ std::string clone_text(const SourceManager& sm, const LangOptions& lo, const Fun
     edits.replace(c.callee, c.replacement);
   }
   for (const LoweredLoop::ColumnCheck& c : loop.column_checks) {
-    edits.insert_before(c.column.getBegin(), column_check_prefix(c));
+    const auto view = c.whole_array ? staged_views.end() : staged_views.find(c.array);
+    edits.insert_before(c.column.getBegin(),
+                        column_check_prefix(c, view == staged_views.end() ? "" : view->second));
     edits.insert_after_token(c.column.getEnd(), column_check_suffix(c));
   }
   edits.apply(body);

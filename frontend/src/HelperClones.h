@@ -13,6 +13,7 @@
 #include <clang/AST/DeclCXX.h>
 #include <clang/AST/Expr.h>
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -59,9 +60,11 @@ std::vector<UnevaluatedName> unevaluated_names(const clang::Decl* d);
 /// and `};`, all in the user's file `file_name`. The body gets the rewrites the loop's lowering
 /// asks for inside it, as the helper itself gets them: its libc calls (`loop.libc_calls`) and its
 /// checked columns (`loop.column_checks`; the clone is what runs in the loop, so a clone without
-/// them would reach past the staged rows unchecked).
+/// them would reach past the staged rows unchecked). A column of a table in `staged_views` (model
+/// name to the name of its staged view, in scope in the body lambda) is checked against the view.
 std::string clone_text(const clang::SourceManager& sm, const clang::LangOptions& lo,
                        const clang::FunctionDecl* helper, const LoweredLoop& loop,
-                       const std::string& quoted_file);
+                       const std::string& quoted_file,
+                       const std::map<std::string, std::string>& staged_views);
 
 } // namespace rotor::frontend

@@ -34,10 +34,10 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
-std::string column_check_prefix(const LoweredLoop::ColumnCheck& c) {
+std::string column_check_prefix(const LoweredLoop::ColumnCheck& c, const std::string& staged_view) {
   return std::string(c.whole_array ? "::rotor::codegen::checked_index("
                                    : "::rotor::codegen::checked_column(") +
-         c.table + ", ";
+         (staged_view.empty() ? c.table : staged_view) + ", ";
 }
 
 std::string column_check_suffix(const LoweredLoop::ColumnCheck& c) {
@@ -613,8 +613,14 @@ void rewrite_loop(Rewriter& rw, const LoopSite& loop, const RotorPragma& pragma,
                   : "    [" + host_captures(lowered, plan, loop) + "](")
        << join(params) << ")" << (returns_bool ? " -> bool" : "") << " {" << prologue << tables;
   if (buffers_bound && !device) { // helpers that use a buffered container, after its local
+    std::map<std::string, std::string> staged_views; // swapped tables: their bound views
+    for (const auto& rv : lowered.row_vectors) {
+      if (rv.swapped && is_bound(lowered, plan, rv.name)) {
+        staged_views[rv.name] = "rotor_view_" + view_id(rv.name);
+      }
+    }
     for (const FunctionDecl* helper : lowered.clones) {
-      head << clone_text(sm, lo, helper, lowered, file);
+      head << clone_text(sm, lo, helper, lowered, file, staged_views);
     }
   }
   for (const std::string& unused : lowered.unused_in_body) {

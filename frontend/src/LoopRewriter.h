@@ -20,8 +20,12 @@ std::string quoted(const std::string& s);
 
 /// What a checked column (Lowering.h, ColumnCheck) gets before and after its column's text:
 /// `::rotor::codegen::checked_column(t, ` and `, "file:line: access")`. Inserted around the
-/// column (not replacing it), so the column's own rewrites (a libc call in it) are kept.
-std::string column_check_prefix(const LoweredLoop::ColumnCheck& c);
+/// column (not replacing it), so the column's own rewrites (a libc call in it) are kept. Inside
+/// the loop's body lambda, `staged_view` (when not empty) names the table's staged view
+/// (`rotor_view_nw`, a codegen::StagedPointerTable), which the check then reads its row length
+/// from instead of looking the table up.
+std::string column_check_prefix(const LoweredLoop::ColumnCheck& c,
+                                const std::string& staged_view = "");
 std::string column_check_suffix(const LoweredLoop::ColumnCheck& c);
 
 /// The `::rotor::codegen::LoopSpec{...}` initializer for `plan` (one line per part).

@@ -89,6 +89,10 @@ bool is_nonconst_ref(QualType t) {
   return t->isReferenceType() && !t.getNonReferenceType().isConstQualified();
 }
 
+bool offset_at_most(const Offset& a, const Offset& b) {
+  return a.symbol == b.symbol && a.value <= b.value;
+}
+
 // ---- what an expression names ---------------------------------------------------------------
 
 Target LoopLowering::target_of(const Expr* e, Frame& f) {
@@ -414,7 +418,6 @@ void LoopLowering::prescan(const Stmt* s, Frame& f) {
       for (const Decl* d : ds->decls()) {
         if (const auto* vd = dyn_cast<VarDecl>(d)) {
           inductions_.insert(vd);
-          induction_loops_.emplace(vd, fs);
         }
       }
     }

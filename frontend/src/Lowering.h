@@ -116,6 +116,7 @@ struct LoweredLoop {
     /// The index of a buffered `T*` used as one array (`p[topic]`): `checked_index`, against
     /// the worker buffer's size; else a staged table's column (`checked_column`).
     bool whole_array = false;
+    std::string array; ///< the model array it indexes
   };
   std::vector<ColumnCheck> column_checks;
   /// Helpers the body calls that use a buffered container: cloned into the body lambda after

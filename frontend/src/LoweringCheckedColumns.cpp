@@ -89,7 +89,7 @@ void LoopLowering::emit_column_checks(const std::string& name, const PointerTabl
                                       const Offset& length) {
   const std::string length_text = analysis::offset_text(length, analysis::OffsetStyle::words);
   for (const PointerTable::CheckedColumn& c : table.checked) {
-    if (c.within && *c.within == length) {
+    if (c.within && offset_at_most(*c.within, length)) {
       continue; // a counter below the proven length: inside the row, nothing to check
     }
     const analysis::SourceLoc at = loc_of(c.at);
@@ -100,7 +100,8 @@ void LoopLowering::emit_column_checks(const std::string& name, const PointerTabl
                                               ") checked at run time against the row length ";
     out_.column_checks.push_back(
         {c.column, c.table, line + ": " + c.text,
-         what + length_text + " of '" + name + "': it has no bound before the loop", table.flat});
+         what + length_text + " of '" + name + "': it has no bound before the loop", table.flat,
+         name});
   }
 }
 

@@ -14,8 +14,6 @@
 
 namespace rotor::frontend::lowering {
 
-namespace {
-
 /// `e` without parentheses and implicit conversions that keep every value (ids are never
 /// negative, so a widening sign change keeps them too); nullptr when a conversion may not.
 const Expr* strip_value_preserving(const Expr* e, const ASTContext& ctx) {
@@ -35,66 +33,7 @@ const Expr* strip_value_preserving(const Expr* e, const ASTContext& ctx) {
   }
 }
 
-bool is_declref_to(const Expr* e, const ValueDecl* d) {
-  const auto* dre = dyn_cast_or_null<DeclRefExpr>(e);
-  return dre != nullptr && dre->getDecl() == d;
-}
-
-/// `++j`, `j++` or `j += 1`.
-bool steps_by_one(const Expr* inc, const ValueDecl* j, const ASTContext& ctx) {
-  if (inc == nullptr) {
-    return false;
-  }
-  inc = inc->IgnoreParens();
-  if (const auto* uo = dyn_cast<UnaryOperator>(inc)) {
-    return uo->isIncrementOp() && is_declref_to(uo->getSubExpr()->IgnoreParenImpCasts(), j);
-  }
-  if (const auto* bo = dyn_cast<CompoundAssignOperator>(inc)) {
-    Expr::EvalResult r;
-    return bo->getOpcode() == BO_AddAssign && is_declref_to(bo->getLHS()->IgnoreParens(), j) &&
-           bo->getRHS()->EvaluateAsInt(r, ctx) && r.Val.getInt() == 1;
-  }
-  return false;
-}
-
-/// True when some statement under `s` may change `j` (a write, `&j`, a non-const reference).
-bool writes_variable(const Stmt* s, const ValueDecl* j) {
-  if (s == nullptr) {
-    return false;
-  }
-  if (const auto* uo = dyn_cast<UnaryOperator>(s)) {
-    if ((uo->isIncrementDecrementOp() || uo->getOpcode() == UO_AddrOf) &&
-        is_declref_to(uo->getSubExpr()->IgnoreParenImpCasts(), j)) {
-      return true;
-    }
-  }
-  if (const auto* bo = dyn_cast<BinaryOperator>(s);
-      bo != nullptr && bo->isAssignmentOp() && is_declref_to(bo->getLHS()->IgnoreParens(), j)) {
-    return true;
-  }
-  if (const auto* call = dyn_cast<CallExpr>(s)) {
-    for (const Expr* arg : call->arguments()) {
-      if (is_declref_to(arg->IgnoreParens(), j) && arg->isLValue()) {
-        return true; // bound to a reference parameter
-      }
-    }
-  }
-  if (const auto* vd = dyn_cast<DeclStmt>(s)) {
-    for (const Decl* d : vd->decls()) {
-      const auto* var = dyn_cast<VarDecl>(d);
-      if (var != nullptr && var->getType()->isReferenceType() && var->getInit() != nullptr &&
-          is_declref_to(var->getInit()->IgnoreParens(), j)) {
-        return true;
-      }
-    }
-  }
-  for (const Stmt* child : s->children()) {
-    if (writes_variable(child, j)) {
-      return true;
-    }
-  }
-  return false;
-}
+namespace {
 
 std::string describe_use(const Target& t, const std::string& what) {
   const char* article = t.container.rfind("Eigen", 0) == 0 ? "an " : "a ";
@@ -389,50 +328,6 @@ bool LoopLowering::column_in_row(const Expr* column, const Offset& stride, Frame
   }
   const auto range = counter_range(c, f);
   return range && range->bound == stride;
-}
-
-/// What `column` provably ranges over, when it is the induction variable j of an enclosing
-/// `for (j = s; j < bound; ++j)` (s >= 0, bound the same in every iteration) that nothing else in
-/// that loop changes, or `j - c` for a number c <= s: inside [0, bound), all of it when s and c
-/// are 0.
-std::optional<LoopLowering::CounterRange> LoopLowering::counter_range(const Expr* column,
-                                                                      Frame& f) {
-  const Expr* c = strip_value_preserving(column, ctx_);
-  std::optional<llvm::APSInt> minus; // the c of `j - c`
-  if (const auto* sub = dyn_cast_or_null<BinaryOperator>(c);
-      sub != nullptr && sub->getOpcode() == BO_Sub) {
-    Expr::EvalResult number;
-    if (!sub->getRHS()->EvaluateAsInt(number, ctx_) || number.Val.getInt().isNegative()) {
-      return std::nullopt;
-    }
-    minus = number.Val.getInt();
-    c = strip_value_preserving(sub->getLHS(), ctx_);
-  }
-  const auto* dre = dyn_cast_or_null<DeclRefExpr>(c);
-  const auto* j = dre == nullptr ? nullptr : dyn_cast<VarDecl>(dre->getDecl());
-  const auto loop = j == nullptr ? induction_loops_.end() : induction_loops_.find(j);
-  if (loop == induction_loops_.end() || !f.parents->hasParent(loop->second)) {
-    return std::nullopt;
-  }
-  const ForStmt* fs = loop->second;
-  Expr::EvalResult start;
-  if (j->getInit() == nullptr || !j->getInit()->EvaluateAsInt(start, ctx_) ||
-      start.Val.getInt().isNegative() ||
-      (minus && llvm::APSInt::compareValues(start.Val.getInt(), *minus) < 0)) {
-    return std::nullopt;
-  }
-  const auto* cond = dyn_cast_or_null<BinaryOperator>(fs->getCond());
-  if (cond == nullptr || cond->getOpcode() != BO_LT ||
-      !is_declref_to(strip_value_preserving(cond->getLHS(), ctx_), j)) {
-    return std::nullopt;
-  }
-  const Sym limit = eval(cond->getRHS(), f);
-  if (limit.kind != Subscript::Kind::constant || !steps_by_one(fs->getInc(), j, ctx_) ||
-      writes_variable(fs->getBody(), j) || writes_variable(fs->getCond(), j)) {
-    return std::nullopt;
-  }
-  const bool whole = start.Val.getInt() == 0 && (!minus || *minus == 0);
-  return CounterRange{limit.offset, whole, fs};
 }
 
 /// An Eigen::Matrix: `M(i, j)`, `M.coeffRef(i, j)`, `M.row(i)`, `M.col(j)` (a vector: `v(i)`,

@@ -205,14 +205,14 @@ void LoopLowering::on_pointer_use(const Expr* use, const Stmt* /*parent*/, const
 }
 
 /// The row length `length` an access at `at` proves: the table's is the largest, when Rotor can
-/// compare them.
+/// compare them (offset_at_most).
 void LoopLowering::note_row_length(PointerTable& table, const Offset& length, SourceLocation at) {
   if (!table.has_length) {
     table.length = length;
     table.has_length = true;
-  } else if (table.length.is_numeric() && length.is_numeric()) {
-    table.length.value = std::max(table.length.value, length.value);
-  } else if (table.length != length && table.unbounded.empty()) {
+  } else if (offset_at_most(table.length, length)) {
+    table.length = length;
+  } else if (!offset_at_most(length, table.length) && table.unbounded.empty()) {
     table.unbounded = "its columns have bounds Rotor cannot compare (" +
                       analysis::offset_text(table.length, analysis::OffsetStyle::words) + " and " +
                       analysis::offset_text(length, analysis::OffsetStyle::words) + ")";
@@ -440,7 +440,7 @@ std::string LoopLowering::pointer_table_view(const std::string& name,
     }
   }
   for (const PointerRow& c : table.conditional) {
-    if (c.reach != length || !table.proves_whole(c.row, length)) {
+    if (!offset_at_most(c.reach, length) || !table.proves_whole(c.row, length)) {
       return unbounded("'" + c.text +
                            "' is not made in every iteration (it is under a condition, in an inner "
                            "loop other than its column loop, in a helper called so, or the body or "

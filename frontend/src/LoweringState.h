@@ -157,6 +157,13 @@ Subscript to_subscript(const Sym& s, std::string text);
 
 bool is_nonconst_ref(QualType t);
 
+/// `e` without parentheses and implicit conversions that keep every value (LoweringContainers.cpp).
+const Expr* strip_value_preserving(const Expr* e, const ASTContext& ctx);
+
+/// True when `a <= b` for every value of their symbol: two numbers, or the same symbol plus
+/// numbers (`K - 1 <= K`).
+bool offset_at_most(const Offset& a, const Offset& b);
+
 /// The declaration a container expression `A` names (a variable, or a member of `this`), or
 /// nullptr.
 const ValueDecl* named_container(const Expr* base);
@@ -426,7 +433,6 @@ private:
   /// References declared outside the loop that may point into an array (note_outer_reference).
   std::vector<std::pair<const VarDecl*, SourceLocation>> outside_references_;
   std::set<const VarDecl*> blocked_reductions_; ///< misused reductions: not bound as partials
-  std::map<const ValueDecl*, const ForStmt*> induction_loops_; ///< inductions: their `for`
   /// Row vectors: the stride of their first analysed subscript, how to name them at the loop,
   /// and their first use other than by subscript or size (it blocks the loop when they are
   /// written; a container the loop only reads stays an outside read).

@@ -78,8 +78,10 @@ void LoopLowering::bind_private_table(const std::string& name, const std::string
                   pragma_.hash);
   }
   for (const PointerRow& c : table.conditional) {
-    if (c.reach != table.length) {
-      return refuse("'" + c.text + "' is not made in every iteration and reaches another length",
+    if (!offset_at_most(c.reach, table.length)) {
+      return refuse("'" + c.text +
+                        "' is not made in every iteration and reaches past the length an access "
+                        "made in every iteration proves",
                     c.at);
     }
   }

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -282,6 +283,114 @@ struct S {
   EXPECT_TRUE(has(r.loops[0].checked_columns[0], "column of 't[r.user][r.item]'"))
       << r.loops[0].checked_columns[0];
   EXPECT_TRUE(has(r.rewritten, "{ t[r.user][k] += t[r.user][k - 1]; }")) << r.rewritten;
+}
+
+// A search loop over a counter declared before it (GibbsLDA++'s `for (topic = 0; topic < K;
+// topic++) if (p[topic] > u) break;`): inside the loop's body the counter is below K, so the
+// column is not checked; after the loop it may be K (no break), so that column is checked.
+TEST(ObjectTables, CounterDeclaredBeforeItsLoopIsBoundedInTheBody) {
+  FileResult r = lower(R"(
+struct S {
+  double** t;
+  int K;
+  void f(rotor::Dataset<Rating>& ratings) {
+#pragma rotor parallel_for
+    for (const Rating& r : ratings) {
+      for (int k = 0; k < K; ++k) { t[r.user][k] = 1.0; }
+      int c = r.item;
+      for (c = 0; c < K; c++) { if (t[r.user][c] > 2.0) break; }
+      t[r.user][c] += 1.0;
+    }
+  }
+};
+)");
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  EXPECT_NE(r.loops[0].plan.kind, PlanKind::serial) << r.loops[0].plan.reason;
+  ASSERT_EQ(r.loops[0].checked_columns.size(), 1u);
+  EXPECT_TRUE(has(r.loops[0].checked_columns[0], "column of 't[r.user][c]' (t.cpp:36)"))
+      << r.loops[0].checked_columns[0];
+  EXPECT_TRUE(has(r.rewritten, "{ if (t[r.user][c] > 2.0) break; }")) << r.rewritten;
+}
+
+// The same search loop where something else may change the counter while the body runs keeps the
+// body's column checked (or the loop serial): an address or a reference taken before the loop, a
+// lambda capturing it by reference, a write through `?:` or a non-const reference argument, a
+// jump into the body past the init and the condition, a static counter, and a counter declared
+// in the loop whose address its init takes.
+TEST(ObjectTables, CounterThatMayChangeInTheBodyIsChecked) {
+  struct Case {
+    std::string before; // after `int c = 0;`
+    std::string head;   // the search loop's head
+    std::string body;   // before the access
+    std::string column = "c";
+  };
+  const std::vector<Case> cases = {
+      {"int* q = &c;", "for (c = 0; c < K; c++)", "*q = K + 3;"},
+      {"int& q = c;", "for (c = 0; c < K; c++)", "q = K + 3;"},
+      {"auto bump = [&] { c += K; };", "for (c = 0; c < K; c++)", "bump();"},
+      {"int d = 0;", "for (c = 0; c < K; c++)", "(r.value > 0 ? c : d) = K;"},
+      {"", "for (c = 0; c < K; c++)", "grow(c);"},
+      {"switch (r.user) { case 0:", "for (c = 0; c < K; c++)", "case 1:"},
+      {"static int s = 0;", "for (s = 0; s < K; s++)", "", "s"},
+      {"", "for (int j = 0, *q = &j; j < K; ++j)", "*q = K + 3;", "j"},
+  };
+  std::string source = "void grow(int& c);\nstruct S {\n  double** t;\n  int K;\n";
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const bool in_switch = cases[i].before.rfind("switch", 0) == 0;
+    source += "  void f" + std::to_string(i) +
+              "(rotor::Dataset<Rating>& ratings) {\n"
+              "#pragma rotor parallel_for\n"
+              "    for (const Rating& r : ratings) {\n"
+              "      for (int k = 0; k < K; ++k) { t[r.user][k] = 1.0; }\n"
+              "      int c = 0;\n      " +
+              cases[i].before + "\n      " + cases[i].head + " { " + cases[i].body +
+              " if (t[r.user][" + cases[i].column + "] > 2.0) break; }\n" +
+              (in_switch ? "      }\n" : "") + "    }\n  }\n";
+  }
+  source += "};\n";
+  FileResult r = lower(source);
+  std::string diagnostics;
+  for (const auto& d : r.diagnostics) {
+    diagnostics += rotor::frontend::format(d);
+  }
+  ASSERT_TRUE(r.ok) << diagnostics;
+  ASSERT_EQ(r.loops.size(), cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string access = "column of 't[r.user][" + cases[i].column + "]'";
+    const bool checked =
+        std::any_of(r.loops[i].checked_columns.begin(), r.loops[i].checked_columns.end(),
+                    [&](const std::string& c) { return has(c, access); });
+    EXPECT_TRUE(checked || r.loops[i].plan.kind == PlanKind::serial)
+        << cases[i].before << " " << cases[i].head << " { " << cases[i].body << " }\n"
+        << r.rewritten;
+  }
+  // A goto (not allowed in the loop body itself, but in a helper it calls) into the body.
+  FileResult jump = lower(R"(
+struct H {
+  double** t;
+  int K;
+  int search(int u, double v) {
+    int c = 0;
+    if (v > 9) goto inside;
+    for (c = 0; c < K; c++) { inside: if (t[u][c] > 2.0) break; }
+    return 0;
+  }
+  void f(rotor::Dataset<Rating>& ratings) {
+#pragma rotor parallel_for
+    for (const Rating& r : ratings) {
+      for (int k = 0; k < K; ++k) { t[r.user][k] = 1.0; }
+      search(r.user, r.value);
+    }
+  }
+};
+)");
+  ASSERT_TRUE(jump.ok);
+  ASSERT_EQ(jump.loops.size(), 1u);
+  EXPECT_TRUE(jump.loops[0].plan.kind == PlanKind::serial ||
+              (jump.loops[0].checked_columns.size() == 1 &&
+               has(jump.loops[0].checked_columns[0], "column of 't[u][c]'")))
+      << jump.rewritten;
 }
 
 TEST(ObjectTables, NearestShapesStaySerial) {

@@ -1,8 +1,9 @@
 // Good shape: `int**` tables whose column no loop bounds (docs/design/containers.md, "Checked
 // columns"), as LDA samplers write them: the topic read from the record (`nw[w][t.topic]`) and
-// the index a search loop stopped at, in the loop body and in a member helper. The row length
-// comes from the accesses in 'for (k = 0; k < K; ++k)'; rotor-cc rewrites each unbounded column
-// to a run-time check, so each loop must be parallel (one_d by word) and equal to the serial
+// the index a search loop stopped at, in the loop body and in a member helper (inside a search
+// loop's body its counter, declared before the loop, is bounded: that column is not checked). The
+// row length comes from the accesses in 'for (k = 0; k < K; ++k)'; rotor-cc rewrites each unbounded
+// column to a run-time check, so each loop must be parallel (one_d by word) and equal to the serial
 // replay. The helper also reads a `T*` table inside its k loop, an access the serial loop could
 // skip (K = 0) but whose row the helper's first access proves. A third loop keeps per-topic sums
 // in a buffered `int*` used as one array (GibbsLDA++'s `nwsum`): its length is proven by
@@ -76,8 +77,14 @@ struct Sampler {
           break;
         }
       }
+      int j = K;
+      for (j = 0; j < K; ++j) { // j, declared before its loop, is below K here: not checked
+        if (nw[t.word][j] % 5 == 0) {
+          break;
+        }
+      }
       t.topic = move(t.word, t.topic, k);
-      total += s;
+      total += s + j;
     }
     return total;
   }

@@ -317,6 +317,15 @@ template <class T, class I> I checked_column(T* const* table, I column, const ch
   return column;
 }
 
+/// The same inside the loop's body lambda, where rotor-cc names the staged table itself (a
+/// helper's clone checking a table whose row pointers point at the staged rows): no lookup.
+template <class T, class I>
+I checked_column(const StagedPointerTable<T>& staged, I column, const char* where) {
+  static_assert(std::is_integral_v<I>, "checked_column: the column must be an integer");
+  check_column_in_row(column, staged.width(), where);
+  return column;
+}
+
 /// The same for the body's local name of a staged table (its rows are always the staged ones).
 template <class T, class I>
 I checked_column(const PointerRows<T>& rows, I column, const char* where) {
