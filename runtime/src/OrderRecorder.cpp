@@ -86,11 +86,14 @@ void reorder(const std::string& path, const Entry& e, int dataset, char* records
     throw std::runtime_error("rotor: replay " + path + ":" + std::to_string(e.line) + ": dataset " +
                              std::to_string(dataset) + ": " + what);
   };
-  if (e.ids.size() != count || ids.size() != count) {
-    fail(
-        "the recorded loop applied " + std::to_string(e.ids.size()) +
-        " records but this dataset has " + std::to_string(count) +
-        (ids.size() != count ? " (and no record ids: create the Session before the dataset)" : ""));
+  if (ids.size() != count) {
+    fail("its " + std::to_string(count) +
+         " records have no record ids, so no recorded order can "
+         "be replayed on them: create the rotor::Session before the dataset");
+  }
+  if (e.ids.size() != count) {
+    fail("the recorded loop applied " + std::to_string(e.ids.size()) +
+         " records but this dataset has " + std::to_string(count));
   }
   if (const auto missing = permute_to(e.ids, records, record_bytes, ids)) {
     fail("record id " + std::to_string(*missing) + " is not in this dataset");
