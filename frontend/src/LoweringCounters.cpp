@@ -64,11 +64,11 @@ const ForStmt* counting_loop_around(const Expr* use, const VarDecl* j, const Par
 }
 
 /// Whether a counter keeps the value its loop gives it in the loop's body: every use of the
-/// counter `j` of `loop` under the walked statement must only read it (through a value or a
-/// const reference argument), or be the loop's own init or step, or, for a counter declared
-/// before the loop, a plain write outside the loop (it runs before or after, never during).
-/// Anything else (`&j`, a reference bound to it, a capture by reference, another write, a write
-/// through `?:`) may change j while the body runs, and denies the counter its range. So does a
+/// counter `j` of `loop` under the walked statement must only read its value, or be the loop's
+/// own init or step, or, for a counter declared before the loop, a plain write outside the loop
+/// (it runs before or after, never during). Anything else (`&j`, a reference bound to it, even
+/// a const one or a reference parameter, a capture by reference, another write, a write through
+/// `?:`) may change j while the body runs, and denies the counter its range. So does a
 /// jump into the body of a loop over a counter declared before it (a `goto`, or a `case` of a
 /// switch outside the body), which would skip the init and the condition.
 class CounterUses {
@@ -111,41 +111,20 @@ private:
     if (const auto* cast = dyn_cast_or_null<ImplicitCastExpr>(parent)) {
       return cast->getCastKind() == CK_LValueToRValue;
     }
-    if (const auto* call = dyn_cast_or_null<CallExpr>(parent)) {
-      return const_reference_argument(call, use);
+    if (parent == loop_->getInc()) {
+      return true; // the step itself (steps_by_one checked its shape)
     }
-    if (parent == loop_->getInc() || parent == loop_->getInit()) {
-      return true; // the step (steps_by_one checks it) and `j = s`
+    const auto* bo = dyn_cast_or_null<BinaryOperator>(parent);
+    const bool plain_write =
+        bo != nullptr && bo->isAssignmentOp() && bo->getLHS()->IgnoreParens() == use;
+    if (parent == loop_->getInit()) {
+      return plain_write; // `j = s`, not `int k = 0, &r = k`
     }
     if (in_loop || !declared_before_ || is_inside(loop_, use)) {
       return false;
     }
-    if (const auto* bo = dyn_cast_or_null<BinaryOperator>(parent)) {
-      return bo->isAssignmentOp() && bo->getLHS()->IgnoreParens() == use;
-    }
     const auto* uo = dyn_cast_or_null<UnaryOperator>(parent);
-    return uo != nullptr && uo->isIncrementDecrementOp();
-  }
-
-  /// `use` is an argument of `call` bound to a `const T&` parameter.
-  static bool const_reference_argument(const CallExpr* call, const Expr* use) {
-    const FunctionDecl* callee = call->getDirectCallee();
-    if (callee == nullptr) {
-      return false;
-    }
-    // An operator written as a member function takes its object as argument 0.
-    const unsigned shift = isa<CXXOperatorCallExpr>(call) && isa<CXXMethodDecl>(callee) ? 1 : 0;
-    for (unsigned i = shift; i < call->getNumArgs(); ++i) {
-      if (call->getArg(i)->IgnoreParens() != use) {
-        continue;
-      }
-      if (i - shift >= callee->getNumParams()) {
-        return false; // a variadic argument
-      }
-      const QualType type = callee->getParamDecl(i - shift)->getType();
-      return type->isLValueReferenceType() && type->getPointeeType().isConstQualified();
-    }
-    return false;
+    return plain_write || (uo != nullptr && uo->isIncrementDecrementOp());
   }
 
   static bool is_inside(const Stmt* outer, const Stmt* s) {

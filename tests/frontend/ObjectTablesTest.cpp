@@ -315,9 +315,9 @@ struct S {
 
 // The same search loop where something else may change the counter while the body runs keeps the
 // body's column checked (or the loop serial): an address or a reference taken before the loop, a
-// lambda capturing it by reference, a write through `?:` or a non-const reference argument, a
-// jump into the body past the init and the condition, a static counter, and a counter declared
-// in the loop whose address its init takes.
+// lambda capturing it by reference, a write through `?:`, a reference argument (even a const one),
+// a jump into the body past the init and the condition, a static counter, and a counter declared in
+// the loop whose address its init takes.
 TEST(ObjectTables, CounterThatMayChangeInTheBodyIsChecked) {
   struct Case {
     std::string before; // after `int c = 0;`
@@ -334,8 +334,11 @@ TEST(ObjectTables, CounterThatMayChangeInTheBodyIsChecked) {
       {"switch (r.user) { case 0:", "for (c = 0; c < K; c++)", "case 1:"},
       {"static int s = 0;", "for (s = 0; s < K; s++)", "", "s"},
       {"", "for (int j = 0, *q = &j; j < K; ++j)", "*q = K + 3;", "j"},
+      {"", "for (int j = 0, &q = j; j < K; ++j)", "q = K + 3;", "j"},
+      {"", "for (c = 0; c < K; c++)", "int d = std::max(c, 0); (void)d;"},
   };
-  std::string source = "void grow(int& c);\nstruct S {\n  double** t;\n  int K;\n";
+  std::string source =
+      "#include <algorithm>\nvoid grow(int& c);\nstruct S {\n  double** t;\n  int K;\n";
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const bool in_switch = cases[i].before.rfind("switch", 0) == 0;
     source += "  void f" + std::to_string(i) +
