@@ -209,8 +209,8 @@ bool arrays_alias(LoopFrame& frame) {
 /// Byte ranges [begin, end).
 using ByteRanges = std::vector<std::pair<std::uintptr_t, std::uintptr_t>>;
 
-/// Adds [first, last) to the sorted `out`, keeping it sorted: a staged table's rows come in
-/// allocation order, mostly ascending, so each table costs a merge rather than a sort of all.
+/// Adds [first, last) to the sorted `out`, keeping it sorted: a staged table's rows come sorted
+/// (PointerTableRows), so each table costs a merge rather than a sort of all.
 template <class It> void merge_sorted(ByteRanges& out, It first, It last) {
   const auto mid = static_cast<std::ptrdiff_t>(out.size());
   out.insert(out.end(), first, last);

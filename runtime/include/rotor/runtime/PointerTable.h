@@ -160,6 +160,11 @@ public:
       const auto slots = reinterpret_cast<std::uintptr_t>(table_);
       live_.swapped_pointers = {slots, slots + lengths_.size() * sizeof(T*)};
     }
+    // Sorted once here: run_loop merges them into two sorted lists (rows come from separate
+    // allocations, nearly but not always in address order).
+    if (!std::is_sorted(live_.rows.begin(), live_.rows.end())) {
+      std::sort(live_.rows.begin(), live_.rows.end());
+    }
     detail::live_pointer_tables().push_back(&live_);
     detail::checked_tables_value.push_back({table_, width_});
     if (!own_.empty()) {

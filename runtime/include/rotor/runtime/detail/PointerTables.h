@@ -15,7 +15,7 @@ namespace rotor::detail {
 
 /// One staged pointer table, as run_loop sees it.
 struct PointerTableRows {
-  /// [begin, end) of each reached row of the user's table, in bytes.
+  /// [begin, end) of each reached row of the user's table, in bytes, sorted by address.
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> rows;
   /// A table whose row pointers point at the staged rows during the loop (stage_object_table):
   /// [begin, end) of those row pointers, in bytes (empty otherwise). A pointer chain the
