@@ -175,12 +175,18 @@ Target LoopLowering::target_of_member(const MemberExpr* me, Frame& f) {
   }
   if (is_dist_array(fd->getType())) {
     Target t;
+    t.decl = fd;
+    const bool through_this = isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts());
+    if (through_this && !names_loop_object(me->getBase(), f)) {
+      // `this->W` in a member function called on another object (`peer->bump(u)`): that
+      // object's W, which the member's name at the loop does not name: unknown (a write blocks)
+      t.kind = Target::unknown_k;
+      return t;
+    }
     t.kind = Target::array_k;
     // `this->W` where the loop's method has a parameter or local W (the runtime is given the
     // array by this name at the loop)
-    t.array =
-        isa<CXXThisExpr>(me->getBase()->IgnoreParenImpCasts()) ? name_at_loop(fd) : text_of(me);
-    t.decl = fd;
+    t.array = through_this ? name_at_loop(fd) : text_of(me);
     t.rank = dist_array_rank(fd->getType());
     t.element = dist_array_element(fd->getType());
     return t;
