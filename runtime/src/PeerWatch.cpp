@@ -34,6 +34,7 @@ constexpr char k_welcome = 'K';       ///< rank 0 accepted the handshake
 constexpr int k_max_addresses = 16;   ///< rank 0's IPv4 addresses offered to the others
 constexpr int k_connect_ms = 2000;    ///< per address: connect, then the handshake
 constexpr int k_group_ms = 20;        ///< connections closing this close together: one report
+constexpr int k_host_wait_ms = 250;   ///< a lost rank's host-mates: how long to wait for them too
 constexpr int k_launcher_grace_s = 5; ///< after the report, the launcher's time to end the job
 
 /// What rank 0 broadcasts: where to connect, and the cookie that proves a connection is ours.
@@ -285,6 +286,22 @@ std::string describe_lost(const State& s, std::vector<int> lost) {
   return text;
 }
 
+/// True when every lost rank's host has lost all its ranks but this one: the connections of a
+/// host that went down close within milliseconds of each other, or further apart on a loaded host,
+/// and one report should name them all.
+bool whole_hosts_lost(const State& s, const std::vector<int>& lost) {
+  for (const int r : lost) {
+    const std::string& host = s.hosts[static_cast<std::size_t>(r)];
+    for (int other = 0; other < s.size; ++other) {
+      if (other != s.rank && s.hosts[static_cast<std::size_t>(other)] == host &&
+          std::find(lost.begin(), lost.end(), other) == lost.end()) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 /// Prints the lost ranks (rank 0; for a lost rank 0, the first rank of each other host), then
 /// gives the launcher k_launcher_grace_s to end the job before aborting it.
 void report_lost(const State& s, const std::vector<int>& lost) {
@@ -317,6 +334,7 @@ void watch(State& s) {
   std::vector<int> lost;
   std::vector<pollfd> fds;
   std::vector<int> ranks; // ranks[i]: the rank behind fds[i]; -1 the stop pipe, -2 the listener
+  std::chrono::steady_clock::time_point first_loss;
   for (;;) {
     fds.assign(1, pollfd{s.stop_pipe[0], POLLIN, 0});
     ranks.assign(1, -1);
@@ -333,6 +351,10 @@ void watch(State& s) {
     const int n = ::poll(fds.data(), fds.size(), lost.empty() ? -1 : k_group_ms);
     if (n < 0 && errno == EINTR) {
       continue;
+    }
+    if (n == 0 && !lost.empty() && !whole_hosts_lost(s, lost) &&
+        std::chrono::steady_clock::now() - first_loss < std::chrono::milliseconds(k_host_wait_ms)) {
+      continue; // the rest of a lost rank's host may still close
     }
     if (n <= 0 || fds[0].revents != 0) {
       if (fds[0].revents == 0 && !lost.empty()) {
@@ -354,6 +376,9 @@ void watch(State& s) {
         closed[static_cast<std::size_t>(ranks[i])] = true; // not polled again
       }
       if (!there) {
+        if (lost.empty()) {
+          first_loss = std::chrono::steady_clock::now();
+        }
         lost.push_back(ranks[i]); // on ranks but 0, entry 0 is rank 0
       }
     }
