@@ -78,19 +78,21 @@ public:
 
   /// Walks `scope`; false when a use there may change the counter while the body runs.
   bool only_reads(const Stmt* scope) {
-    walk(scope, nullptr, false, false);
+    walk(scope, nullptr, false, false, false);
     return ok_;
   }
 
 private:
-  void walk(const Stmt* s, const Stmt* parent, bool in_loop, bool in_switch) {
+  /// `in_for`: under the loop statement (init, condition, step or body); `in_loop`: in its body.
+  void walk(const Stmt* s, const Stmt* parent, bool in_for, bool in_loop, bool in_switch) {
     if (s == nullptr || !ok_) {
       return;
     }
     if (const auto* paren = dyn_cast<ParenExpr>(s)) {
-      walk(paren->getSubExpr(), parent, in_loop, in_switch); // parentheses change nothing
+      walk(paren->getSubExpr(), parent, in_for, in_loop, in_switch); // parentheses change nothing
       return;
     }
+    in_for = in_for || s == loop_;
     in_loop = in_loop || s == loop_->getBody();
     if (declared_before_ &&
         (isa<GotoStmt, IndirectGotoStmt>(s) || (in_loop && !in_switch && isa<SwitchCase>(s)))) {
@@ -98,16 +100,16 @@ private:
       return;
     }
     if (const auto* dre = dyn_cast<DeclRefExpr>(s); dre != nullptr && dre->getDecl() == j_) {
-      ok_ = allowed_use(dre, parent, in_loop);
+      ok_ = allowed_use(dre, parent, in_for);
       return;
     }
     in_switch = in_switch || (in_loop && isa<SwitchStmt>(s)); // its cases belong to it
     for (const Stmt* child : s->children()) {
-      walk(child, s, in_loop, in_switch);
+      walk(child, s, in_for, in_loop, in_switch);
     }
   }
 
-  bool allowed_use(const DeclRefExpr* use, const Stmt* parent, bool in_loop) const {
+  bool allowed_use(const DeclRefExpr* use, const Stmt* parent, bool in_for) const {
     if (const auto* cast = dyn_cast_or_null<ImplicitCastExpr>(parent)) {
       return cast->getCastKind() == CK_LValueToRValue;
     }
@@ -120,23 +122,11 @@ private:
     if (parent == loop_->getInit()) {
       return plain_write; // `j = s`, not `int k = 0, &r = k`
     }
-    if (in_loop || !declared_before_ || is_inside(loop_, use)) {
-      return false;
+    if (in_for || !declared_before_) {
+      return false; // any other write under the loop, or to a counter the loop declares
     }
     const auto* uo = dyn_cast_or_null<UnaryOperator>(parent);
     return plain_write || (uo != nullptr && uo->isIncrementDecrementOp());
-  }
-
-  static bool is_inside(const Stmt* outer, const Stmt* s) {
-    if (outer == s) {
-      return true;
-    }
-    for (const Stmt* child : outer->children()) {
-      if (child != nullptr && is_inside(child, s)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   const VarDecl* j_;

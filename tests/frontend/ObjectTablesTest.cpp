@@ -55,6 +55,18 @@ bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+/// One loop, planned parallel, with exactly one checked column (`column`), and `unchecked` (an
+/// access whose column is a counter below the row length) left as written.
+void expect_one_checked_column(const FileResult& r, const std::string& column,
+                               const std::string& unchecked) {
+  ASSERT_TRUE(r.ok);
+  ASSERT_EQ(r.loops.size(), 1u);
+  EXPECT_NE(r.loops[0].plan.kind, PlanKind::serial) << r.loops[0].plan.reason;
+  ASSERT_EQ(r.loops[0].checked_columns.size(), 1u);
+  EXPECT_TRUE(has(r.loops[0].checked_columns[0], column)) << r.loops[0].checked_columns[0];
+  EXPECT_TRUE(has(r.rewritten, unchecked)) << r.rewritten;
+}
+
 std::vector<std::string> array_names(const FileResult& r, std::size_t loop) {
   std::vector<std::string> names;
   for (const auto& a : r.loops[loop].model.arrays) {
@@ -276,13 +288,8 @@ struct S {
   }
 };
 )");
-  ASSERT_TRUE(r.ok);
-  ASSERT_EQ(r.loops.size(), 1u);
-  EXPECT_NE(r.loops[0].plan.kind, PlanKind::serial) << r.loops[0].plan.reason;
-  ASSERT_EQ(r.loops[0].checked_columns.size(), 1u);
-  EXPECT_TRUE(has(r.loops[0].checked_columns[0], "column of 't[r.user][r.item]'"))
-      << r.loops[0].checked_columns[0];
-  EXPECT_TRUE(has(r.rewritten, "{ t[r.user][k] += t[r.user][k - 1]; }")) << r.rewritten;
+  expect_one_checked_column(r, "column of 't[r.user][r.item]'",
+                            "{ t[r.user][k] += t[r.user][k - 1]; }");
 }
 
 // A search loop over a counter declared before it (GibbsLDA++'s `for (topic = 0; topic < K;
@@ -304,13 +311,8 @@ struct S {
   }
 };
 )");
-  ASSERT_TRUE(r.ok);
-  ASSERT_EQ(r.loops.size(), 1u);
-  EXPECT_NE(r.loops[0].plan.kind, PlanKind::serial) << r.loops[0].plan.reason;
-  ASSERT_EQ(r.loops[0].checked_columns.size(), 1u);
-  EXPECT_TRUE(has(r.loops[0].checked_columns[0], "column of 't[r.user][c]' (t.cpp:36)"))
-      << r.loops[0].checked_columns[0];
-  EXPECT_TRUE(has(r.rewritten, "{ if (t[r.user][c] > 2.0) break; }")) << r.rewritten;
+  expect_one_checked_column(r, "column of 't[r.user][c]' (t.cpp:36)",
+                            "{ if (t[r.user][c] > 2.0) break; }");
 }
 
 // The same search loop where something else may change the counter while the body runs keeps the
