@@ -55,6 +55,34 @@ TEST(PrivateCopies, GeneratorsDifferPerWorkerAndAreReproducible) {
   EXPECT_EQ(draws(d.slot_copy(2), 8), draws(expected, 8));
 }
 
+// private(random)'s per-worker generator is glibc's own algorithm: seeded with s it draws what
+// random() draws after srandom(s) (seed 0 as 1, as srandom), and each worker slot's stream
+// differs from the others'.
+TEST(PrivateCopies, LibcStreamIsGlibcRandom) {
+  for (const std::uint32_t s : {0u, 1u, 7u, 12345u, 0x80000000u, 0xffffffffu}) {
+    srandom(s);
+    codegen::LibcStream stream(s);
+    int differing = 0;
+    for (int i = 0; i < 20000; ++i) {
+      differing += static_cast<long>(stream()) != random() ? 1 : 0;
+    }
+    EXPECT_EQ(differing, 0) << "seed " << s;
+  }
+  codegen::LibcStream outside(42);
+  WorkerCopies<codegen::LibcStream> copies(outside, true);
+  std::set<std::vector<std::uint32_t>> streams;
+  for (int slot = 0; slot < 4; ++slot) {
+    std::vector<std::uint32_t> first;
+    for (int i = 0; i < 8; ++i) {
+      const std::uint32_t v = copies.slot_copy(slot)();
+      EXPECT_LE(v, 0x7fffffffu);
+      first.push_back(v);
+    }
+    streams.insert(first);
+  }
+  EXPECT_EQ(streams.size(), 4u) << "two worker slots share a stream";
+}
+
 TEST(PrivateCopies, WithoutReseedEachCopyStartsFromTheOutsideValue) {
   std::vector<double> outside{1.0, 2.0, 3.0};
   WorkerCopies<std::vector<double>> copies(outside, false);

@@ -21,15 +21,15 @@ static long jitter() {
   return random();
 }
 
-/// The stream of worker slot `slot` on rank 0 for a loop that drew `d` from libc (Private.h).
-static std::mt19937 documented_stream(std::uint32_t d, int slot) {
-  std::mt19937 base(d);
-  std::mt19937 probe(base);
-  const auto first = static_cast<std::uint64_t>(probe());
-  std::seed_seq seq{static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(first >> 32), 0u,
-                    static_cast<std::uint32_t>(slot)};
-  base.seed(seq);
-  return base;
+/// The stream of worker slot `slot` on rank 0 for a loop that drew `d` from libc (Private.h):
+/// glibc's algorithm, its 31 words from std::seed_seq{lo, 0, 0, slot}, lo being the first draw
+/// of LibcStream(d) (what glibc's random() draws first after srandom(d)).
+static rotor::codegen::LibcStream documented_stream(std::uint32_t d, int slot) {
+  rotor::codegen::LibcStream base(d);
+  std::seed_seq seq{base(), 0u, 0u, static_cast<std::uint32_t>(slot)};
+  rotor::codegen::LibcStream stream;
+  stream.seed(seq);
+  return stream;
 }
 
 /// True when `drawn` is exactly what some workers (slots 0..63) drew from their documented
@@ -37,9 +37,9 @@ static std::mt19937 documented_stream(std::uint32_t d, int slot) {
 static bool from_documented_streams(std::uint32_t d, std::multiset<std::uint32_t> drawn,
                                     bool rand_range) {
   for (int slot = 0; slot < 64 && !drawn.empty(); ++slot) {
-    std::mt19937 g = documented_stream(d, slot);
+    rotor::codegen::LibcStream g = documented_stream(d, slot);
     while (true) {
-      std::uint32_t v = static_cast<std::uint32_t>(g() >> 1);
+      std::uint32_t v = g();
       if (rand_range) {
         v %= static_cast<std::uint32_t>(RAND_MAX) + 1u;
       }

@@ -178,15 +178,75 @@ private:
   WorkerCopies<std::vector<T>> copies_;
 };
 
+/// glibc's random() algorithm (its default TYPE_3 state: an additive feedback generator over 31
+/// words, r[i] = r[i - 3] + r[i - 31] mod 2^32, each draw r[i] >> 1), one object per stream and
+/// without libc's lock: a program that drew from random() keeps the generator it was written
+/// with. seed(s) is srandom(s) (the same draws as glibc's random() after srandom(s));
+/// seed(seq) fills the 31 words from a std::seed_seq (the low bit of the first set, so the low
+/// bits are not all zero) and discards 310 draws, as srandom does.
+class LibcStream {
+public:
+  using result_type = std::uint32_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return 0x7fffffffu; }
+
+  explicit LibcStream(std::uint32_t s = 1) { seed(s); }
+
+  void seed(std::uint32_t s) {
+    std::int32_t word = static_cast<std::int32_t>(s == 0 ? 1 : s);
+    words_[0] = static_cast<std::uint32_t>(word);
+    for (std::size_t i = 1; i < k_words; ++i) {
+      // word = 16807 * word % 2147483647 without overflow (Schrage), as srandom_r computes it
+      const std::int32_t hi = word / 127773;
+      const std::int32_t lo = word % 127773;
+      word = 16807 * lo - 2836 * hi;
+      if (word < 0) {
+        word += 2147483647;
+      }
+      words_[i] = static_cast<std::uint32_t>(word);
+    }
+    start();
+  }
+  void seed(std::seed_seq& seq) {
+    seq.generate(words_.begin(), words_.end());
+    words_[0] |= 1u;
+    start();
+  }
+
+  result_type operator()() {
+    words_[front_] += words_[rear_];
+    const result_type draw = words_[front_] >> 1;
+    front_ = front_ + 1 == k_words ? 0 : front_ + 1;
+    rear_ = rear_ + 1 == k_words ? 0 : rear_ + 1;
+    return draw;
+  }
+
+private:
+  static constexpr std::size_t k_words = 31;
+  static constexpr std::size_t k_separation = 3;
+
+  void start() {
+    front_ = k_separation;
+    rear_ = 0;
+    for (int i = 0; i < 10 * static_cast<int>(k_words); ++i) {
+      (*this)();
+    }
+  }
+
+  std::array<std::uint32_t, k_words> words_{};
+  std::size_t front_ = k_separation;
+  std::size_t rear_ = 0;
+};
+
 /// `private(random)` / `private(rand)`: libc's generator, one per worker, for the length of one
 /// loop (rotor-cc declares one before the loop's run_loop call and rewrites the `random()` /
 /// `rand()` calls of the body and of the helpers it calls into worker_random() / worker_rand()).
 /// The documented seed sequence: when the loop starts, libc's generator is drawn once (d =
-/// random(), or rand()); worker slot s of rank r then draws from a std::mt19937 seeded with
-/// std::seed_seq{lo, hi, r, s}, where lo and hi are the low and high 32 bits of the first output
-/// of std::mt19937(d) (WorkerCopies' re-seeding), each draw being the generator's output >> 1 (a
-/// value in [0, 2^31 - 1], as glibc's random() and rand()). libc's own generator advances by that
-/// one draw per execution of the loop.
+/// random(), or rand()); worker slot s of rank r then draws from a LibcStream (glibc's algorithm)
+/// seeded with std::seed_seq{lo, 0, r, s}, where lo is the first draw of LibcStream(d) (that is,
+/// of glibc's random() after srandom(d); WorkerCopies' re-seeding), each draw in [0, 2^31 - 1],
+/// as glibc's random() and rand(). libc's own generator advances by that one draw per execution
+/// of the loop.
 class LibcPrivate {
 public:
   enum Which { random_k, rand_k };
@@ -198,7 +258,7 @@ public:
   LibcPrivate& operator=(const LibcPrivate&) = delete;
 
   /// The calling worker's next draw.
-  std::uint32_t draw() { return static_cast<std::uint32_t>(copies_.local()() >> 1); }
+  std::uint32_t draw() { return copies_.local()(); }
 
   /// The generator of the loop running now with private(random) (or rand), or nullptr.
   static std::atomic<LibcPrivate*>& active(Which which) {
@@ -207,13 +267,13 @@ public:
   }
 
 private:
-  static std::mt19937::result_type first_draw(Which which) {
-    return static_cast<std::mt19937::result_type>(which == random_k ? ::random() : std::rand());
+  static std::uint32_t first_draw(Which which) {
+    return static_cast<std::uint32_t>(which == random_k ? ::random() : std::rand());
   }
 
   Which which_;
-  std::mt19937 base_;
-  WorkerCopies<std::mt19937> copies_;
+  LibcStream base_;
+  WorkerCopies<LibcStream> copies_;
   LibcPrivate* previous_;
 };
 
