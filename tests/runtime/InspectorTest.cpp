@@ -272,5 +272,71 @@ TEST(Inspector, RowReadsEqualThePerPairWalk) {
   EXPECT_EQ(changed[6], (std::array<std::int64_t, 3>{3, 40, 2}));
 }
 
+// ragged_rows compares a row's bytes with the walk that built the dataset (its signature) and
+// falls back to the per-iteration walk from the first row that differs: after each kind of change
+// (a word in the middle, a row longer or shorter, a row emptied or refilled, rows added or
+// removed at the end) the dataset holds exactly a fresh walk's iterations, a walk over unchanged
+// rows keeps it, and the bytes noted are those of the rows read.
+TEST(Inspector, RowSignatureFollowsEveryChange) {
+  std::vector<std::vector<int>> words = {{5, 6, 7}, {1}, {8}, {9, 10, 11, 12}, {13, 14}};
+  codegen::Inspection<2> per_row;
+  const auto walk = [&](std::uint64_t rebuilds_after) {
+    std::vector<ChainDoc> storage;
+    for (const auto& w : words) {
+      storage.push_back({static_cast<int>(w.size()), w.empty() ? nullptr : w.data()});
+    }
+    std::vector<ChainDoc*> docs;
+    for (ChainDoc& d : storage) {
+      docs.push_back(&d);
+    }
+    ChainDoc** chain = docs.data();
+    codegen::ChainReads reads;
+    const auto got = iterations_of(per_row.ragged_rows(
+        reads, static_cast<int>(docs.size()),
+        [&](std::int64_t m) { return reads.note(reads.note(chain[m])->length); },
+        [&](std::int64_t m) { return reads.note(reads.note(chain[m])->words); }));
+    codegen::Inspection<2> fresh;
+    const auto expected = iterations_of(fresh.ragged(
+        static_cast<int>(docs.size()), [&](std::int64_t m) { return chain[m]->length; },
+        [](std::int64_t m, std::int64_t) { return m; },
+        [&](std::int64_t m, std::int64_t n) { return chain[m]->words[n]; }));
+    EXPECT_EQ(got, expected);
+    EXPECT_EQ(per_row.rebuilds(), rebuilds_after);
+    std::size_t noted = 0; // every row's words and each doc's two fields, once
+    for (const auto& r : reads.ranges().ranges) {
+      noted += r.second - r.first;
+    }
+    std::size_t expected_bytes = docs.size() * sizeof(int); // the lengths
+    for (const auto& w : words) {
+      expected_bytes += w.empty() ? 0 : sizeof(const int*) + w.size() * sizeof(int);
+    }
+    EXPECT_EQ(noted, expected_bytes + docs.size() * sizeof(ChainDoc*));
+  };
+  walk(1);
+  walk(1); // unchanged
+  words[3][2] = 40;
+  walk(2);
+  walk(2);
+  words[1].push_back(2);
+  walk(3);
+  words[3].pop_back();
+  walk(4);
+  words[2].clear();
+  walk(5);
+  walk(5);
+  words[2] = {8, 80};
+  walk(6);
+  words.push_back({15});
+  walk(7);
+  words.resize(3);
+  walk(8);
+  walk(8);
+  words[0][0] = 50; // the first row
+  walk(9);
+  words[2][1] = 81; // the last row's last word
+  walk(10);
+  walk(10);
+}
+
 } // namespace
 } // namespace rotor::test

@@ -186,13 +186,17 @@ public:
     static_assert(std::is_integral_v<Count>, "rotor::codegen::Inspection: an integer bound");
     const std::int64_t outer = count > 0 ? static_cast<std::int64_t>(count) : 0;
     begin_walk();
+    begin_signature();
     for (std::int64_t i = 0; i < outer; ++i) {
       const std::int64_t columns = static_cast<std::int64_t>(row_count(i));
       if (columns > 0) {
-        take_row(i, columns, reads.note_elements(rows(i), static_cast<std::size_t>(columns))...);
+        take_signed_row(i, columns,
+                        reads.note_elements(rows(i), static_cast<std::size_t>(columns))...);
       }
     }
-    return end_walk();
+    Dataset<Iteration<N>>& iterations = end_walk();
+    end_signature();
+    return iterations;
   }
 
   /// After run_loop over this call site's dataset, when the body wrote the elements of
@@ -301,6 +305,81 @@ private:
       take(values, n);
     }
   }
+  /// ragged_rows' row: while this walk's rows equal those the signature recorded (the walk that
+  /// built the dataset), one comparison of the row's bytes stands for the row's iterations;
+  /// from the first difference on, the row goes to take_row and into a fresh signature.
+  template <class... T>
+  void take_signed_row(std::int64_t i, std::int64_t columns, const T*... row) {
+    if (signing_.matching) {
+      if (signature_row_matches(i, columns, std::index_sequence_for<T...>{}, row...)) {
+        matched_ += static_cast<std::size_t>(columns);
+        ++signing_.rows;
+        return;
+      }
+      signing_.matching = false;
+      truncate_signature();
+    }
+    record_signature_row(i, columns, std::index_sequence_for<T...>{}, row...);
+    take_row(i, columns, row...);
+  }
+  template <class... T, std::size_t... J>
+  bool signature_row_matches(std::int64_t i, std::int64_t columns, std::index_sequence<J...>,
+                             const T*... row) {
+    const std::size_t at = 2 * signing_.rows;
+    if (at + 2 > signature_.shape.size() || signature_.shape[at] != i ||
+        signature_.shape[at + 1] != columns) {
+      return false;
+    }
+    const bool same = (... && same_bytes(signature_.bytes[J], signing_.cursor[J], row,
+                                         static_cast<std::size_t>(columns) * sizeof(T)));
+    if (same) {
+      ((signing_.cursor[J] += static_cast<std::size_t>(columns) * sizeof(T)), ...);
+    }
+    return same;
+  }
+  static bool same_bytes(const std::vector<unsigned char>& kept, std::size_t from, const void* row,
+                         std::size_t bytes) {
+    return from + bytes <= kept.size() && std::memcmp(kept.data() + from, row, bytes) == 0;
+  }
+  template <class... T, std::size_t... J>
+  void record_signature_row(std::int64_t i, std::int64_t columns, std::index_sequence<J...>,
+                            const T*... row) {
+    signature_.shape.push_back(i);
+    signature_.shape.push_back(columns);
+    (append_bytes(signature_.bytes[J], row, static_cast<std::size_t>(columns) * sizeof(T)), ...);
+  }
+  static void append_bytes(std::vector<unsigned char>& kept, const void* row, std::size_t bytes) {
+    const auto* first = static_cast<const unsigned char*>(row);
+    kept.insert(kept.end(), first, first + bytes);
+  }
+  /// The signature may stand for the dataset's iterations only when it recorded the walk that
+  /// built it (a rebuild by this walk records a new one; any other walk leaves it stale).
+  void begin_signature() {
+    signing_ = {};
+    signing_.matching = built_ && signature_.valid && signature_.rebuild == rebuilds_;
+    if (!signing_.matching) {
+      signature_.shape.clear();
+      for (auto& b : signature_.bytes) {
+        b.clear();
+      }
+    }
+    signature_.valid = false; // until end_signature: a walk that throws leaves none
+  }
+  /// Keeps the rows this walk matched, drops the rest (recording goes on from there).
+  void truncate_signature() {
+    signature_.shape.resize(2 * signing_.rows);
+    for (std::size_t j = 0; j < signature_.bytes.size(); ++j) {
+      signature_.bytes[j].resize(signing_.cursor[j]);
+    }
+  }
+  void end_signature() {
+    if (signing_.matching) {
+      truncate_signature(); // fewer rows than last time: end_walk rebuilt from this walk
+    }
+    signature_.valid = true;
+    signature_.rebuild = rebuilds_;
+  }
+
   bool matches_last(const std::int64_t* keys, std::int64_t at) const {
     if ((matched_ + 1) * k_stride > last_.size()) {
       return false;
@@ -353,6 +432,22 @@ private:
   };
   std::array<Kept, N + 1> histograms_{};
   Kept row_lengths_;
+  /// ragged_rows' record of the walk that built dataset_: (i, count) of each row with a positive
+  /// count, and each key row's elements, byte for byte (key j + 1's rows in bytes[j]).
+  struct Signature {
+    bool valid = false;
+    std::uint64_t rebuild = 0;
+    std::vector<std::int64_t> shape;
+    std::array<std::vector<unsigned char>, (N > 1 ? N - 1 : 1)> bytes;
+  };
+  Signature signature_;
+  /// The walk against the signature: rows matched so far and where each key's bytes continue.
+  struct Signing {
+    bool matching = false;
+    std::size_t rows = 0;
+    std::array<std::size_t, (N > 1 ? N - 1 : 1)> cursor{};
+  };
+  Signing signing_;
 };
 
 } // namespace rotor::codegen
