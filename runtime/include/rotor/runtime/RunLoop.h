@@ -273,6 +273,22 @@ private:
   std::tuple<R...> values_;
 };
 
+/// What the record loop hands the body for a bound object: a DistArray as a local non-owning
+/// view of the same memory (DistArray::adopt), so that its data pointer and shape stay in
+/// registers across records (stores through Eigen's vector types may alias any object the
+/// compiler cannot see whole, such as the runtime's DistArray the body would otherwise get by
+/// reference, and every record would reload them); anything else (worker buffers of other types,
+/// reductions) as itself. With --rotor-check-access the body gets the array itself: the access
+/// guard knows arrays by address.
+template <class T> T& local_view(T& object) {
+  return object;
+}
+#if !defined(ROTOR_CHECK_ACCESS)
+template <class T, int N> DistArray<T, N> local_view(DistArray<T, N>& array) {
+  return DistArray<T, N>::adopt(array.data(), array.shape());
+}
+#endif
+
 /// The body the record loop calls: a local copy where copying cannot change what it does (a
 /// trivially copyable closure whose call operator is const, as rotor-cc's `[&]` bodies are), so
 /// that its captured pointers stay in registers; else the body itself.
@@ -355,6 +371,11 @@ private:
   template <bool Flushes, class B, class ElementFn, class... Objects>
   static bool records(B& body, int slot, FlushTrigger* flusher, std::size_t count,
                       const ElementFn& element, Objects&... objects) {
+    return records_over<Flushes>(body, slot, flusher, count, element, local_view(objects)...);
+  }
+  template <bool Flushes, class B, class ElementFn, class... Objects>
+  static bool records_over(B& body, int slot, FlushTrigger* flusher, std::size_t count,
+                           const ElementFn& element, Objects&&... objects) {
     WorkerBeat beat(slot);         // progress for the watchdog (--rotor-timeout)
     WorkerSlotScope in_slot(slot); // per-worker copies (Private.h)
     const ElementFn at = element;  // a local: its captures stay in registers
