@@ -73,7 +73,8 @@ public:
   using value_type = typename Buffer::value_type;
 
   BufferedElements(Buffer& buffer, std::size_t size)
-      : buffer_(buffer), cols_(buffer.size() == 0 ? 1 : buffer.cols()), size_(size) {}
+      : buffer_(buffer), cols_(buffer.size() == 0 ? 1 : buffer.cols()), size_(size),
+        dense_(dense_elements(buffer)) {}
 
   value_type& operator[](std::int64_t i) const {
 #if defined(ROTOR_CHECK_ACCESS)
@@ -84,7 +85,7 @@ public:
     }
 #endif
     if constexpr (std::is_same_v<Buffer, DistArray<value_type, 2>>) {
-      return buffer_.data()[i]; // a dense copy: the container's layout
+      return dense_[i]; // a dense copy: the container's layout
     } else if (cols_ == 1) {
       return buffer_(i, 0);
     } else {
@@ -99,9 +100,20 @@ public:
   }
 
 private:
+  /// A dense buffer's elements, read once here: the body's stores cannot make the compiler reload
+  /// them through the buffer object.
+  static value_type* dense_elements(Buffer& buffer) {
+    if constexpr (std::is_same_v<Buffer, DistArray<value_type, 2>>) {
+      return buffer.data();
+    } else {
+      return nullptr;
+    }
+  }
+
   Buffer& buffer_;
   std::int64_t cols_;
   std::size_t size_;
+  value_type* dense_;
 };
 
 /// The body's name of buffered container: BufferedElements over the worker's buffer `buffer`.
