@@ -34,7 +34,9 @@
 #include "rotor/runtime/detail/PointerTables.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <initializer_list>
 #include <type_traits>
@@ -139,8 +141,7 @@ public:
     for (const std::int64_t length : lengths_) {
       width_ = std::max(width_, length);
     }
-    staged_ = DistArray<T, 2>({static_cast<std::int64_t>(lengths_.size()), width_},
-                              "staged pointer table");
+    stage_memory();
     for (std::size_t r = 0; r < lengths_.size(); ++r) {
       if (lengths_[r] <= 0) {
         continue;
@@ -191,6 +192,7 @@ public:
         std::copy(row, row + lengths_[r], table_[r]);
       }
     }
+    detail::StagingStore::give(std::move(memory_));
   }
   StagedPointerTable(const StagedPointerTable&) = delete;
   StagedPointerTable& operator=(const StagedPointerTable&) = delete;
@@ -220,6 +222,21 @@ private:
     }
     return lengths;
   }
+  /// staged_: zeroed rows x width_ elements, in memory kept from an earlier loop on this thread
+  /// when there is such (detail::StagingStore), checked against the memory limit as a DistArray.
+  void stage_memory() {
+    const std::array<std::int64_t, 2> shape{static_cast<std::int64_t>(lengths_.size()), width_};
+    detail::check_array_allocation(detail::element_type_of<T>(), 2, shape.data(), sizeof(T),
+                                   "staged pointer table");
+    const std::size_t bytes = static_cast<std::size_t>(shape[0] * shape[1]) * sizeof(T);
+    if (bytes == 0) {
+      staged_ = DistArray<T, 2>(shape);
+      return;
+    }
+    memory_ = detail::StagingStore::take(bytes);
+    std::memset(memory_.memory.get(), 0, bytes);
+    staged_ = DistArray<T, 2>::adopt(static_cast<T*>(memory_.memory.get()), shape);
+  }
   T* staged_row(std::size_t r) { return staged_.data() + static_cast<std::int64_t>(r) * width_; }
   /// Each reached row's pointer now points at its staged row; own_ keeps the table's own.
   void point_at_staged_rows() {
@@ -242,8 +259,9 @@ private:
   T** table_;
   std::vector<std::int64_t> lengths_; ///< each row's staged length (0: not reached)
   std::int64_t width_ = 0;
-  DistArray<T, 2> staged_;
-  std::vector<T*> own_; ///< swapped: the table's own row pointers, to put back
+  detail::StagingStore::Buffer memory_; ///< staged_'s memory (StagingStore)
+  DistArray<T, 2> staged_;              ///< a view of memory_
+  std::vector<T*> own_;                 ///< swapped: the table's own row pointers, to put back
   detail::PointerTableRows live_;
 };
 

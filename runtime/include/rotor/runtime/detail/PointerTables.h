@@ -5,8 +5,11 @@
 /// no bound array shares memory with a row, and run the loop serially on the table itself when
 /// one does. Not for user code.
 
+#include "rotor/distarray/DistArray.h"
+
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -28,6 +31,66 @@ struct PointerTableRows {
   /// them back at the table's own rows. run_loop calls it, latest table first, when it sets
   /// in_place (empty for a table whose body names a local over the staged rows).
   std::function<void()> own_rows;
+};
+
+/// Memory for staged tables, kept between loops on the thread that stages them: a loop run again
+/// (every sweep of a Gibbs sampler) stages the same tables again, and a fresh allocation of that
+/// size is a fresh mapping that page-faults on first touch every time. take() hands out a kept
+/// buffer of at least `bytes` and at most twice that, else a new one; give() keeps a buffer for the
+/// next take, up to k_kept buffers and k_kept_bytes in all on the thread (the oldest go first).
+/// A kept buffer's contents are whatever the last loop left: the taker zeroes what it needs.
+class StagingStore {
+public:
+  static constexpr std::size_t k_kept = 8;
+  static constexpr std::size_t k_kept_bytes = std::size_t{256} << 20;
+
+  /// A buffer and its size in bytes.
+  struct Buffer {
+    std::unique_ptr<void, AlignedFree> memory;
+    std::size_t bytes = 0;
+  };
+
+  static Buffer take(std::size_t bytes) {
+    auto& kept = kept_value();
+    for (auto it = kept.begin(); it != kept.end(); ++it) {
+      if (it->bytes >= bytes && it->bytes / 2 <= bytes) {
+        Buffer buffer = std::move(*it);
+        kept.erase(it);
+        return buffer;
+      }
+    }
+    return {std::unique_ptr<void, AlignedFree>(aligned_alloc_bytes(bytes == 0 ? 1 : bytes)), bytes};
+  }
+  static void give(Buffer buffer) noexcept {
+    if (!buffer.memory || buffer.bytes > k_kept_bytes) {
+      return;
+    }
+    auto& kept = kept_value();
+    try {
+      kept.push_back(std::move(buffer));
+    } catch (...) {
+      return; // no room to keep it: freed here (a destructor calls this)
+    }
+    std::size_t total = kept_bytes();
+    while (kept.size() > k_kept || total > k_kept_bytes) {
+      total -= kept.front().bytes;
+      kept.erase(kept.begin());
+    }
+  }
+  /// The bytes kept on this thread (tests).
+  static std::size_t kept_bytes() {
+    std::size_t total = 0;
+    for (const Buffer& b : kept_value()) {
+      total += b.bytes;
+    }
+    return total;
+  }
+
+private:
+  static std::vector<Buffer>& kept_value() {
+    static thread_local std::vector<Buffer> kept;
+    return kept;
+  }
 };
 
 /// The staged pointer tables alive on this thread (registered by their constructor).
