@@ -19,6 +19,7 @@ struct LoopFrameAccess {
   static auto& flusher(LoopFrame& f) { return f.flusher_; }
   static auto& sparse_capable(LoopFrame& f) { return f.sparse_capable_; }
   static auto& sparse(LoopFrame& f) { return f.sparse_; }
+  static auto& array_views(LoopFrame& f) { return f.array_views_; }
 };
 
 } // namespace rotor::detail

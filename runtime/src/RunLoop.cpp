@@ -523,6 +523,7 @@ void run_erased_loop(const codegen::LoopSpec& spec, SpaceAccess& space, LoopFram
   for (std::size_t i = 0; i < n_arrays; ++i) {
     arrays[i].binding.name = spec.arrays[i].name ? spec.arrays[i].name : "";
   }
+  LoopFrameAccess::array_views(frame) = spec.kind != codegen::Kind::serial;
   std::vector<ArrayBinding> checkpointed; // --rotor-checkpoint: every bound array
   if (checkpoint_enabled()) {
     for (const auto& a : arrays) {

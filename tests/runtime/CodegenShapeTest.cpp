@@ -132,5 +132,50 @@ TEST(CodegenShape, IndexSpaceWithStructuredBindingAndBreak) {
   EXPECT_EQ(seen, 1.0);
 }
 
+// A loop planned serial gets the bound arrays themselves, as the serial program's body names
+// them: its body may keep an array's address past the loop (here, as an outside write and a
+// taken address make the frontend plan it serial). A loop planned parallel may get local views
+// of them (RunLoop.h, local_view): other objects over the same memory.
+TEST(CodegenShape, SerialPlanBodyGetsTheArraysThemselves) {
+  rotor::Dataset<Rating> ratings(std::vector<Rating>{{0, 0, 4.f}, {1, 2, 3.f}, {2, 1, 5.f}});
+  rotor::DistArray<float, 2> W({3, 4});
+  const auto run = [&](::rotor::codegen::Kind kind) {
+    const rotor::DistArray<float, 2>* seen = nullptr;
+    const float* seen_data = nullptr;
+    ::rotor::codegen::run_loop(
+        ::rotor::codegen::LoopSpec{
+            "keep.cpp",
+            3,
+            kind,
+            /*fields*/ {0},
+            /*matrix*/ {},
+            /*base*/ ::rotor::codegen::Kind::serial,
+            /*ordered*/ false,
+            /*writes_records*/ false,
+            ::rotor::codegen::Device::cpu,
+            /*arrays*/
+            {{"W", ::rotor::codegen::Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}}},
+            /*reductions*/ {},
+            /*reason*/ ""},
+        ratings, ::rotor::codegen::keys(&Rating::user), std::tie(W), std::tie(),
+        [&](const Rating& r, auto& W) {
+          W(r.user, 0) += r.value;
+          if (r.user == 0) {
+            seen = &W;
+            seen_data = W.data();
+          }
+        });
+    return std::make_pair(seen, seen_data);
+  };
+  const auto serial = run(::rotor::codegen::Kind::serial);
+  EXPECT_EQ(serial.first, &W) << "a serial plan's body got another object than the array";
+  EXPECT_EQ(serial.second, W.data());
+  const auto parallel = run(::rotor::codegen::Kind::one_d);
+  if (parallel.second != nullptr) { // this rank ran user 0's record
+    EXPECT_EQ(parallel.second, W.data()) << "a parallel plan's body got other memory";
+  }
+  EXPECT_EQ(W(0, 0), 8.f);
+}
+
 } // namespace
 } // namespace rotor::test

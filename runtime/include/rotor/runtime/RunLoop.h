@@ -273,13 +273,14 @@ private:
   std::tuple<R...> values_;
 };
 
-/// What the record loop hands the body for a bound object: a DistArray as a local non-owning
-/// view of the same memory (DistArray::adopt), so that its data pointer and shape stay in
-/// registers across records (stores through Eigen's vector types may alias any object the
-/// compiler cannot see whole, such as the runtime's DistArray the body would otherwise get by
-/// reference, and every record would reload them); anything else (worker buffers of other types,
-/// reductions) as itself. With --rotor-check-access the body gets the array itself: the access
-/// guard knows arrays by address.
+/// What the record loop hands the body of a loop the frontend planned parallel
+/// (LoopFrame::array_views) for a bound object: a DistArray as a local non-owning view of the
+/// same memory (DistArray::adopt), so that its data pointer and shape stay in registers across
+/// records (stores through Eigen's vector types may alias any object the compiler cannot see
+/// whole, such as the runtime's DistArray the body would otherwise get by reference, and every
+/// record would reload them); anything else (worker buffers of other types, reductions) as
+/// itself. A loop planned serial, and every loop with --rotor-check-access (the access guard
+/// knows arrays by address), gets the arrays themselves.
 template <class T> T& local_view(T& object) {
   return object;
 }
@@ -336,46 +337,45 @@ private:
     (void)a, (void)frame;
     if constexpr (!std::is_same_v<Capable, codegen::SparseCapable<>>) {
       if (frame.sparse()) {
-        return with_partials(body, slot, flusher, count, element, r,
+        return with_partials(body, slot, flusher, count, element, frame.array_views(), r,
                              *static_cast<typename SlotObject<I, Arrays, Capable>::type*>(a[I])...);
       }
     }
-    return with_partials(body, slot, flusher, count, element, r, *static_cast<Arrays*>(a[I])...);
+    return with_partials(body, slot, flusher, count, element, frame.array_views(), r,
+                         *static_cast<Arrays*>(a[I])...);
   }
   /// Everything the record loop calls is inlined here (flatten): the body, the element access.
   template <class ElementFn, class... ArrayObjects>
-  __attribute__((flatten)) static bool with_partials(Body& body, int slot, FlushTrigger* flusher,
-                                                     std::size_t count, const ElementFn& element,
-                                                     void* const* r, ArrayObjects&... arrays) {
+  __attribute__((flatten)) static bool
+  with_partials(Body& body, int slot, FlushTrigger* flusher, std::size_t count,
+                const ElementFn& element, bool views, void* const* r, ArrayObjects&... arrays) {
     LocalPartials<std::remove_reference_t<Reductions>...> partials(r);
     return std::apply(
         [&](auto&... reductions) {
           using Element = decltype(element(std::size_t{0}));
           if constexpr (copy_body_v<Body, Element, ArrayObjects..., decltype(reductions)...>) {
             const Body local = body;
-            return loop(local, slot, flusher, count, element, arrays..., reductions...);
+            return loop(local, slot, flusher, count, element, views, arrays..., reductions...);
           } else {
-            return loop(body, slot, flusher, count, element, arrays..., reductions...);
+            return loop(body, slot, flusher, count, element, views, arrays..., reductions...);
           }
         },
         partials.values());
   }
   template <class B, class ElementFn, class... Objects>
   static bool loop(B& body, int slot, FlushTrigger* flusher, std::size_t count,
-                   const ElementFn& element, Objects&... objects) {
-    if (flusher == nullptr) {
-      return records<false>(body, slot, flusher, count, element, objects...);
+                   const ElementFn& element, bool views, Objects&... objects) {
+    if (flusher != nullptr) { // buffered arrays flushing mid-loop: a loop planned parallel
+      return records<true>(body, slot, flusher, count, element, local_view(objects)...);
     }
-    return records<true>(body, slot, flusher, count, element, objects...);
+    if (views) {
+      return records<false>(body, slot, flusher, count, element, local_view(objects)...);
+    }
+    return records<false>(body, slot, flusher, count, element, objects...);
   }
   template <bool Flushes, class B, class ElementFn, class... Objects>
   static bool records(B& body, int slot, FlushTrigger* flusher, std::size_t count,
-                      const ElementFn& element, Objects&... objects) {
-    return records_over<Flushes>(body, slot, flusher, count, element, local_view(objects)...);
-  }
-  template <bool Flushes, class B, class ElementFn, class... Objects>
-  static bool records_over(B& body, int slot, FlushTrigger* flusher, std::size_t count,
-                           const ElementFn& element, Objects&&... objects) {
+                      const ElementFn& element, Objects&&... objects) {
     WorkerBeat beat(slot);         // progress for the watchdog (--rotor-timeout)
     WorkerSlotScope in_slot(slot); // per-worker copies (Private.h)
     const ElementFn at = element;  // a local: its captures stay in registers

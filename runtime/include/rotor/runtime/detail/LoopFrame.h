@@ -75,6 +75,11 @@ public:
   /// This execution's buffered arrays are SparseBuffers (all of them, or none: the body has one
   /// instantiation with dense copies and one with sparse buffers).
   bool sparse() const { return sparse_; }
+  /// The body may get local views of the bound DistArrays (RunLoop.h, local_view): the frontend
+  /// planned the loop parallel, so its body cannot keep an array's address past the loop (a body
+  /// that could, by taking the address or passing the array to a function Rotor cannot see, is
+  /// planned serial and gets the arrays themselves, as the serial program would).
+  bool array_views() const { return array_views_; }
   /// The engine finished slot `slot`'s cell: its buffered changes are published.
   void cell_finished(int slot) const;
   /// The engine finished a step on this rank: step-mode buffered arrays merge.
@@ -104,6 +109,7 @@ private:
   FlushTrigger* flusher_ = nullptr;                    ///< coordinator_ when it flushes mid-loop
   std::vector<bool> sparse_capable_;                   ///< per array
   bool sparse_ = false;
+  bool array_views_ = false;
 };
 
 /// Runs the loop: `runner` calls the body with the objects `frame` gives each slot.
