@@ -337,41 +337,56 @@ private:
     (void)a, (void)frame;
     if constexpr (!std::is_same_v<Capable, codegen::SparseCapable<>>) {
       if (frame.sparse()) {
-        return with_partials(body, slot, flusher, count, element, frame.array_views(), r,
-                             *static_cast<typename SlotObject<I, Arrays, Capable>::type*>(a[I])...);
+        if (frame.array_views()) {
+          return with_partials<true>(
+              body, slot, flusher, count, element, r,
+              *static_cast<typename SlotObject<I, Arrays, Capable>::type*>(a[I])...);
+        }
+        return with_partials<false>(
+            body, slot, flusher, count, element, r,
+            *static_cast<typename SlotObject<I, Arrays, Capable>::type*>(a[I])...);
       }
     }
-    return with_partials(body, slot, flusher, count, element, frame.array_views(), r,
-                         *static_cast<Arrays*>(a[I])...);
+    if (frame.array_views()) {
+      return with_partials<true>(body, slot, flusher, count, element, r,
+                                 *static_cast<Arrays*>(a[I])...);
+    }
+    return with_partials<false>(body, slot, flusher, count, element, r,
+                                *static_cast<Arrays*>(a[I])...);
   }
   /// Everything the record loop calls is inlined here (flatten): the body, the element access.
-  template <class ElementFn, class... ArrayObjects>
-  __attribute__((flatten)) static bool
-  with_partials(Body& body, int slot, FlushTrigger* flusher, std::size_t count,
-                const ElementFn& element, bool views, void* const* r, ArrayObjects&... arrays) {
+  /// One function with views and one without (local_view), so that each is compiled on its own.
+  template <bool Views, class ElementFn, class... ArrayObjects>
+  __attribute__((flatten)) static bool with_partials(Body& body, int slot, FlushTrigger* flusher,
+                                                     std::size_t count, const ElementFn& element,
+                                                     void* const* r, ArrayObjects&... arrays) {
     LocalPartials<std::remove_reference_t<Reductions>...> partials(r);
     return std::apply(
         [&](auto&... reductions) {
           using Element = decltype(element(std::size_t{0}));
           if constexpr (copy_body_v<Body, Element, ArrayObjects..., decltype(reductions)...>) {
             const Body local = body;
-            return loop(local, slot, flusher, count, element, views, arrays..., reductions...);
+            return loop<Views>(local, slot, flusher, count, element, arrays..., reductions...);
           } else {
-            return loop(body, slot, flusher, count, element, views, arrays..., reductions...);
+            return loop<Views>(body, slot, flusher, count, element, arrays..., reductions...);
           }
         },
         partials.values());
   }
-  template <class B, class ElementFn, class... Objects>
+  template <bool Views, class B, class ElementFn, class... Objects>
   static bool loop(B& body, int slot, FlushTrigger* flusher, std::size_t count,
-                   const ElementFn& element, bool views, Objects&... objects) {
-    if (flusher != nullptr) { // buffered arrays flushing mid-loop: a loop planned parallel
+                   const ElementFn& element, Objects&... objects) {
+    if constexpr (Views) {
+      if (flusher == nullptr) {
+        return records<false>(body, slot, flusher, count, element, local_view(objects)...);
+      }
       return records<true>(body, slot, flusher, count, element, local_view(objects)...);
+    } else {
+      if (flusher == nullptr) {
+        return records<false>(body, slot, flusher, count, element, objects...);
+      }
+      return records<true>(body, slot, flusher, count, element, objects...);
     }
-    if (views) {
-      return records<false>(body, slot, flusher, count, element, local_view(objects)...);
-    }
-    return records<false>(body, slot, flusher, count, element, objects...);
   }
   template <bool Flushes, class B, class ElementFn, class... Objects>
   static bool records(B& body, int slot, FlushTrigger* flusher, std::size_t count,
