@@ -376,16 +376,17 @@ private:
   template <bool Views, class B, class ElementFn, class... Objects>
   static bool loop(B& body, int slot, FlushTrigger* flusher, std::size_t count,
                    const ElementFn& element, Objects&... objects) {
+    if (flusher == nullptr) {
+      return records<false>(body, slot, flusher, count, element, given<Views>(objects)...);
+    }
+    return records<true>(body, slot, flusher, count, element, given<Views>(objects)...);
+  }
+  /// The object the body gets: its local view (Views) or the object itself.
+  template <bool Views, class T> static decltype(auto) given(T& object) {
     if constexpr (Views) {
-      if (flusher == nullptr) {
-        return records<false>(body, slot, flusher, count, element, local_view(objects)...);
-      }
-      return records<true>(body, slot, flusher, count, element, local_view(objects)...);
+      return local_view(object);
     } else {
-      if (flusher == nullptr) {
-        return records<false>(body, slot, flusher, count, element, objects...);
-      }
-      return records<true>(body, slot, flusher, count, element, objects...);
+      return (object);
     }
   }
   template <bool Flushes, class B, class ElementFn, class... Objects>
