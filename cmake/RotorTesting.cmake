@@ -24,6 +24,7 @@ function(rotor_add_unit_test)
   set_tests_properties(${T_NAME} PROPERTIES LABELS "unit;${T_LABELS}" TIMEOUT ${T_TIMEOUT})
 endfunction()
 
+# Every rank prints (--rotor-all-output): a test that fails on a rank other than 0 says why.
 function(rotor_add_mpi_test)
   cmake_parse_arguments(T "" "NAME;TARGET;THREADS;TIMEOUT" "NP;ARGS;LABELS" ${ARGN})
   if(NOT T_TIMEOUT)
@@ -36,7 +37,7 @@ function(rotor_add_mpi_test)
     set(test_name ${T_NAME}.np${np}.t${T_THREADS})
     add_test(NAME ${test_name}
       COMMAND ${ROTOR_MPIEXEC} ${ROTOR_MPIEXEC_FLAGS} -np ${np}
-              $<TARGET_FILE:${T_TARGET}> --rotor-threads=${T_THREADS} ${T_ARGS})
+              $<TARGET_FILE:${T_TARGET}> --rotor-threads=${T_THREADS} --rotor-all-output ${T_ARGS})
     set_tests_properties(${test_name} PROPERTIES LABELS "mpi;${T_LABELS}" TIMEOUT ${T_TIMEOUT}
       PROCESSORS ${np} ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
   endforeach()

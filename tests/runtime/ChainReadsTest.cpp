@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -28,6 +29,22 @@ bool in_one_range(const std::vector<std::pair<std::uintptr_t, std::uintptr_t>>& 
     }
   }
   return false;
+}
+
+/// The bytes the noted ranges cover together (a byte in two ranges counts once: a step noted
+/// again after the memo forgot it may add a range that overlaps an earlier one).
+std::size_t covered_bytes(std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges) {
+  std::sort(ranges.begin(), ranges.end());
+  std::size_t bytes = 0;
+  std::uintptr_t reached = 0;
+  for (const auto& [b, e] : ranges) {
+    const std::uintptr_t from = std::max(b, reached);
+    if (e > from) {
+      bytes += e - from;
+      reached = e;
+    }
+  }
+  return bytes;
 }
 
 TEST(ChainReads, RowsCoalesceAndStepsAreNotedOnce) {
@@ -84,11 +101,7 @@ TEST(ChainReads, ShortcutsNeverLoseBytes) {
   for (std::size_t d = 0; d < rows.size(); ++d) {
     EXPECT_TRUE(covered(rows[d].data(), rows[d].size() * sizeof(int))) << "row " << d;
   }
-  std::size_t bytes = 0;
-  for (const auto& [b, e] : r) {
-    bytes += e - b;
-  }
-  EXPECT_LE(bytes, sizeof(std::int64_t) + rows.size() * 37 * sizeof(int) +
+  EXPECT_LE(covered_bytes(r), sizeof(std::int64_t) + rows.size() * 37 * sizeof(int) +
                        starts.size() * sizeof(const int*));
   for (std::size_t d = 2; d < starts.size(); ++d) {
     EXPECT_TRUE(covered(&starts[d], sizeof(const int*))) << "row pointer " << d;
