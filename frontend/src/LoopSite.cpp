@@ -64,7 +64,8 @@ const Expr* size_bound(const Expr* cond, const VarDecl* i, std::string& why) {
   return v;
 }
 
-/// `i < n`: n, an integer variable or an integer member of `this`; nullptr otherwise.
+/// `i < n`: n, an integer variable, an integer member of `this` or an integer constant
+/// expression (`i < 100`, `i < kUsers`, a macro); nullptr otherwise.
 const Expr* integer_bound(const Expr* cond, const VarDecl* i) {
   const auto* bo =
       dyn_cast_or_null<BinaryOperator>(cond == nullptr ? nullptr : cond->IgnoreParenImpCasts());
@@ -72,6 +73,9 @@ const Expr* integer_bound(const Expr* cond, const VarDecl* i) {
     return nullptr;
   }
   const Expr* n = bo->getRHS()->IgnoreParenImpCasts();
+  if (is_constant_bound(n, i->getASTContext())) {
+    return n;
+  }
   const auto* dre = dyn_cast<DeclRefExpr>(n);
   const auto* var = dre != nullptr ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
   const FieldDecl* field = this_member(n);
@@ -151,6 +155,11 @@ const Expr* strip_integer_casts(const Expr* e) {
 
 } // namespace
 
+bool is_constant_bound(const Expr* n, const ASTContext& ctx) {
+  return n != nullptr && n->getType()->isIntegerType() && !n->isValueDependent() &&
+         n->isIntegerConstantExpr(ctx);
+}
+
 const Expr* subscripted_by(const Expr* e, const VarDecl* index) {
   const auto* op =
       dyn_cast_or_null<CXXOperatorCallExpr>(e == nullptr ? nullptr : e->IgnoreParenImpCasts());
@@ -217,7 +226,8 @@ LoopSite index_loop_site(const ForStmt& loop, std::string& why) {
   const Expr* n = v == nullptr ? integer_bound(loop.getCond(), i) : nullptr;
   if (v == nullptr && n == nullptr) {
     if (why == "its condition must be 'i < v.size()'") {
-      why = "its condition must be 'i < v.size()' or 'i < n' (n an integer variable or member)";
+      why = "its condition must be 'i < v.size()' or 'i < n' (n an integer constant, variable or "
+            "member)";
     }
     return {};
   }

@@ -59,6 +59,10 @@ const clang::Expr* subscript_base_by(const clang::Expr* e, const clang::VarDecl*
 bool is_ragged_bound(const clang::Expr* bound, const clang::VarDecl* i);
 const clang::Expr* ragged_bound_array(const clang::Expr* bound, const clang::VarDecl* i);
 
+/// An integer-range bound that cannot change: an integer constant expression (`100`, a
+/// `constexpr` or `const` integer initialised by a constant, a macro expanding to one).
+bool is_constant_bound(const clang::Expr* n, const clang::ASTContext& ctx);
+
 bool is_site_element(const LoopSite& site, const clang::Expr* e);
 
 /// The field of an index loop over a member vector (`i < this->v.size()`); nullptr otherwise.

@@ -325,22 +325,28 @@ const FieldDecl* LoopLowering::range_bound_member(const Expr* bound) const {
   return fd;
 }
 
-/// `for (I m = 0; m < M; ++m)`: no records; the iterations are the integers [0, M). M must be a
-/// local variable or by-value parameter of the loop's function used only by value there, or an
-/// integer member of the loop's object that the loop does not write (range_bound_member): it
-/// cannot change while the loop runs, so the inspector's count is the loop's. False, with an
-/// error, otherwise.
+/// `for (I m = 0; m < M; ++m)`: no records; the iterations are the integers [0, M). M must be
+/// an integer constant expression (`m < 100`, `m < kUsers`), a local variable or by-value
+/// parameter of the loop's function used only by value there, or an integer member of the loop's
+/// object that the loop does not write (range_bound_member): it cannot change while the loop
+/// runs, so the inspector's count is the loop's. False, with an error, otherwise.
 bool LoopLowering::choose_range_space() {
-  if (range_bound_member(loop_.range) != nullptr) {
-    // `m < M` / `m < this->M`: an integer member of the loop's object. The walk makes any write
-    // to it, or any use that may lead to one (its address, a reference to it, a method of this
-    // object that writes it), an escape (on_this, as for an integer member used as a row
-    // stride), so a loop that may change it is serial and runs as written.
+  const auto accept = [&] {
     out_.model.space = analysis::SpaceKind::dataset;
     out_.over_vector = true;
     out_.int_range = true;
     out_.range = text_of(loop_.range);
     return true;
+  };
+  if (is_constant_bound(loop_.range, ctx_)) {
+    return accept();
+  }
+  if (range_bound_member(loop_.range) != nullptr) {
+    // `m < M` / `m < this->M`: an integer member of the loop's object. The walk makes any write
+    // to it, or any use that may lead to one (its address, a reference to it, a method of this
+    // object that writes it), an escape (on_this, as for an integer member used as a row
+    // stride), so a loop that may change it is serial and runs as written.
+    return accept();
   }
   const auto* dre = dyn_cast<DeclRefExpr>(loop_.range->IgnoreParenImpCasts());
   const auto* n = dre != nullptr ? dyn_cast<VarDecl>(dre->getDecl()) : nullptr;
@@ -351,17 +357,13 @@ bool LoopLowering::choose_range_space() {
       !used_by_value_only(n, fn->getBody(), loop_.stmt, sm_, bad)) {
     error(bad != nullptr ? bad->getBeginLoc() : loop_.range->getBeginLoc(),
           "the bound '" + text_of(loop_.range) +
-              "' of an integer-range '#pragma rotor parallel_for' loop must be a local variable "
-              "or by-value parameter that the function only reads or assigns outside the loop "
-              "(no pointer, reference or lambda may reach it), so that it cannot change while "
-              "the loop runs");
+              "' of an integer-range '#pragma rotor parallel_for' loop must be an integer "
+              "constant, or a local variable or by-value parameter that the function only reads "
+              "or assigns outside the loop (no pointer, reference or lambda may reach it), so "
+              "that it cannot change while the loop runs");
     return false;
   }
-  out_.model.space = analysis::SpaceKind::dataset;
-  out_.over_vector = true;
-  out_.int_range = true;
-  out_.range = text_of(loop_.range);
-  return true;
+  return accept();
 }
 
 /// An integer-range loop's keys: the index itself (key 0), then each integer vector whose

@@ -193,6 +193,30 @@ void f(const std::vector<int>& user_of, std::vector<double>& W, int M) {
 #pragma rotor parallel_for
   for (int m = 0; m < M; ++m) { W[user_of[m]] += W[user_of[m] + 1]; } })",
      Expect::serial, "may touch the same element of 'W'"},
+    {"int_range_literal_bound", R"(
+void f(std::vector<double>& out) {
+#pragma rotor parallel_for
+  for (int m = 0; m < 100; ++m) { out[m] = m * 2.0; } })",
+     Expect::parallel, "one_d"},
+    {"int_range_constant_bound", R"(
+constexpr int kUsers = 64;
+const long kItems = 2 * kUsers;
+void f(const std::vector<int>& user_of, std::vector<double>& W) {
+#pragma rotor parallel_for
+  for (long m = 0; m < kItems; ++m) { W[user_of[m]] += kUsers; } })",
+     Expect::parallel, "one_d"},
+    {"int_range_macro_bound", R"(
+#define NUM_USERS 1000
+void f(std::vector<double>& out) {
+#pragma rotor parallel_for
+  for (int m = 0; m < NUM_USERS; m++) { out[m] = 1.0; } })",
+     Expect::parallel, "one_d"},
+    {"int_range_global_variable_bound", R"(
+int g_users = 10;
+void f(std::vector<double>& out) {
+#pragma rotor parallel_for
+  for (int m = 0; m < g_users; m++) { out[m] = 1.0; } })",
+     Expect::error, "the bound 'g_users' of an integer-range"},
     {"int_range_bound_written_in_loop", R"(
 void f(std::vector<double>& out, int M) {
 #pragma rotor parallel_for

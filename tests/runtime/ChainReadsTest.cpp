@@ -102,7 +102,7 @@ TEST(ChainReads, ShortcutsNeverLoseBytes) {
     EXPECT_TRUE(covered(rows[d].data(), rows[d].size() * sizeof(int))) << "row " << d;
   }
   EXPECT_LE(covered_bytes(r), sizeof(std::int64_t) + rows.size() * 37 * sizeof(int) +
-                       starts.size() * sizeof(const int*));
+                                  starts.size() * sizeof(const int*));
   for (std::size_t d = 2; d < starts.size(); ++d) {
     EXPECT_TRUE(covered(&starts[d], sizeof(const int*))) << "row pointer " << d;
   }

@@ -1,6 +1,7 @@
 // A program with the pragma and nothing else of Rotor's runtime: no rotor::Session. Built with
 // rotor-cc, main starts with a MainSession (the --rotor-* flags leave argv before the loop below
-// reads it; the runtime ends when main returns); built serially it is the reference.
+// reads it, also through main's `const char* argv[]`; the runtime ends when main returns); built
+// serially it is the reference.
 // NoSessionRun.cmake runs it with threads, at np 2 (each line printed once, each file written
 // once, also the program's own files, written by every rank's serial code) and with
 // --rotor-all-output.
@@ -18,7 +19,7 @@ struct Edge {
   std::int32_t weight;
 };
 
-int main(int argc, char** argv) {
+int main(int argc, const char* argv[]) { // const: as many programs declare it
   std::string out_dir = ".";
   for (int i = 1; i < argc; ++i) { // a strict parser: a leftover --rotor-* flag would stop here
     const std::string a = argv[i];

@@ -23,6 +23,35 @@ struct Hit {
 };
 } // namespace
 
+#define ROTOR_TEST_BUCKETS 64
+constexpr int k_squares = 500;
+
+// Integer ranges bounded by constants (a literal, a constexpr, a macro): one_d by the index.
+static std::int64_t constant_bounds(std::vector<std::int64_t>& squares,
+                                    std::vector<std::int64_t>& buckets) {
+#pragma rotor parallel_for
+  for (int i = 0; i < k_squares; ++i) {
+    squares[i] = std::int64_t{i} * i;
+  }
+#pragma rotor parallel_for
+  for (int b = 0; b < ROTOR_TEST_BUCKETS; b++) {
+    buckets[b] += b + 1;
+  }
+  std::int64_t check = 0;
+#pragma rotor parallel_for
+  for (int i = 0; i < 300; ++i) {
+    squares[i] -= i;
+    check += squares[i] % 7;
+  }
+  for (int i = 0; i < k_squares; ++i) {
+    check += (i % 13 + 1) * squares[i];
+  }
+  for (int b = 0; b < ROTOR_TEST_BUCKETS; ++b) {
+    check += (b + 3) * buckets[b];
+  }
+  return check;
+}
+
 static std::int64_t count_hits(std::vector<Hit>& hits, std::vector<std::int64_t>& per_doc) {
   std::int64_t total = 0;
 #pragma rotor parallel_for
@@ -126,7 +155,10 @@ int main(int argc, char** argv) {
   }
   std::vector<std::int64_t> hits_per_doc(docs);
   const std::int64_t hit_total = count_hits(hits, hits_per_doc);
+  std::vector<std::int64_t> squares(k_squares), buckets(ROTOR_TEST_BUCKETS, 1);
+  const std::int64_t constants = constant_bounds(squares, buckets);
   if (rotor::is_root()) {
+    std::printf("constant bounds: %lld\n", static_cast<long long>(constants));
     std::printf("drained=%lld of %zu hits=%lld doc_7=%lld\n", static_cast<long long>(drained),
                 queue.size(), static_cast<long long>(hit_total),
                 static_cast<long long>(hits_per_doc[7]));

@@ -144,10 +144,12 @@ void serial_loop_as_written();
 /// Session already runs, it starts one as `rotor::Session(argc, argv)` would (the `--rotor-*`
 /// flags leave argv before the program parses it; a bad one ends the program with its message,
 /// exit status 2) and ends it when main returns (or at exit()). A rotor::Session the program
-/// constructs later takes this one over.
+/// constructs later takes this one over. `main(int argc, const char* argv[])` gets the same: the
+/// session only reorders argv's pointers, never writes the strings.
 class MainSession {
 public:
   MainSession(int& argc, char**& argv);
+  MainSession(int& argc, const char**& argv) : MainSession(argc, const_cast<char**&>(argv)) {}
   MainSession();
   ~MainSession();
   MainSession(const MainSession&) = delete;
