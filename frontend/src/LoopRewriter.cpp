@@ -370,10 +370,15 @@ std::string inspector_prelude(const LoweredLoop& lowered, const std::string& ran
            separator + "auto& rotor_iterations = rotor_inspection.range(rotor_range" + fields +
            ");" + separator;
   }
-  for (const std::string& f : m.fields) {
-    fields += f.find('.') == std::string::npos
-                  ? ", &" + lowered.record_type + "::" + f
-                  : ", [](const auto& rotor_record) { return rotor_record." + f + "; }";
+  for (std::size_t k = 0; k < m.fields.size(); ++k) {
+    const std::string& f = m.fields[k];
+    if (static_cast<int>(k) == lowered.position_key) {
+      fields += ", ::rotor::codegen::RecordPosition{}";
+    } else {
+      fields += f.find('.') == std::string::npos
+                    ? ", &" + lowered.record_type + "::" + f
+                    : ", [](const auto& rotor_record) { return rotor_record." + f + "; }";
+    }
   }
   return "static ::rotor::codegen::Inspection<" + std::to_string(m.fields.size()) +
          "> rotor_inspection;" + separator + "auto&& rotor_range = " + range + ";" + separator +

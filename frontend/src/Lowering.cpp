@@ -123,7 +123,7 @@ Target LoopLowering::target_of(const Expr* e, Frame& f) {
     }
   }
   if (d == loop_var_ && loop_.index_loop) {
-    Target t; // an index loop's index: read only (on_declref), not a key (for now)
+    Target t; // an index loop's index: read only (on_declref); its value is a key (eval)
     t.kind = Target::local_k;
     t.decl = d;
     return t;
@@ -333,6 +333,9 @@ Sym LoopLowering::eval_variable(const DeclRefExpr* dre, Frame& f) {
   }
   if (loop_.int_range && d == loop_var_ && &f == body_frame_) {
     return Sym::key(0); // an integer-range loop's index: key 0
+  }
+  if (out_.position_key >= 0 && d == loop_var_ && &f == body_frame_) {
+    return Sym::key(out_.position_key); // an index loop's index used as an index: its key
   }
   return Sym::unknown();
 }
@@ -1301,6 +1304,7 @@ LoweredLoop LoopLowering::run() {
     choose_range_keys();
   } else if (out_.index_rank == 0) {
     choose_key_fields(record_);
+    choose_position_key();
     if (out_.over_vector && out_.model.fields.size() > k_max_inspected_keys) {
       error(pragma_.hash,
             "a '#pragma rotor parallel_for' loop over a std::vector may have at most " +

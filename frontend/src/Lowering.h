@@ -32,6 +32,10 @@ struct LoweredLoop {
   /// `user_of[i]`), in LoopModel::fields order; the inspector evaluates them before the loop.
   std::vector<std::string> key_reads;
   bool int_range = false;
+  /// An index loop over a std::vector of records whose body uses the index other than as `v[i]`
+  /// (`out[i] = ...`): the index is key `position_key` (its value at iteration i is i; the
+  /// inspector reads it as codegen::RecordPosition); -1 otherwise.
+  int position_key = -1;
   /// A ragged nest (LoopSite::inner): the inner index `n` and its count as a C++ expression of
   /// the outer index (`docs[d].size()`); key_reads are then expressions of both indices.
   std::string ragged_index;

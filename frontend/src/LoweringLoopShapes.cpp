@@ -116,6 +116,43 @@ void LoopLowering::add_key_paths(const RecordDecl* record, std::vector<const Fie
   }
 }
 
+/// An index loop over a std::vector of records whose body names the index other than as the
+/// iteration's record `v[i]` (`assignments[i] = c`, `out[i]`, `f(i)`): the index becomes one
+/// more key after the record's (its value at iteration i is i), so an array it subscripts is
+/// partitioned by it like by any key. Not when a record field already has the index's name, or
+/// the loop has as many keys as the inspector takes: the index then stays no key (a subscript
+/// by it blocks as before).
+void LoopLowering::choose_position_key() {
+  if (!loop_.index_loop || loop_.int_range || !out_.over_vector ||
+      out_.model.fields.size() >= k_max_inspected_keys) {
+    return;
+  }
+  const std::string name = loop_var_->getNameAsString();
+  auto& fields = out_.model.fields;
+  if (std::find(fields.begin(), fields.end(), name) != fields.end() ||
+      !names_index_beyond_record(loop_.body)) {
+    return;
+  }
+  out_.position_key = static_cast<int>(fields.size());
+  fields.push_back(name);
+}
+
+/// Whether `s` names the loop's index anywhere but as the subscript of the site element `v[i]`.
+bool LoopLowering::names_index_beyond_record(const Stmt* s) const {
+  if (s == nullptr || (isa<Expr>(s) && is_site_element(loop_, cast<Expr>(s)))) {
+    return false; // `v[i]`: its base cannot name the index (the lowering checks v is not i)
+  }
+  if (const auto* dre = dyn_cast<DeclRefExpr>(s); dre != nullptr && dre->getDecl() == loop_var_) {
+    return true;
+  }
+  for (const Stmt* c : s->children()) {
+    if (names_index_beyond_record(c)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /// `r.user` or `r.first.first` (a chain of members on the loop's record): the index of the key
 /// it reads, or -1 (not a key, or not on the loop's record: `r.next->user` reads another record).
 int LoopLowering::key_of_member(const MemberExpr* me, Frame& f) {

@@ -184,6 +184,8 @@ private:
   Target record_target() const;
   void bind_structured(Frame& body);
   void choose_key_fields(const RecordDecl* record);
+  void choose_position_key();
+  bool names_index_beyond_record(const Stmt* s) const;
   void settle_reductions();
   void note_unnamed_arrays();
   void settle_buffered();

@@ -193,6 +193,32 @@ void f(const std::vector<int>& user_of, std::vector<double>& W, int M) {
 #pragma rotor parallel_for
   for (int m = 0; m < M; ++m) { W[user_of[m]] += W[user_of[m] + 1]; } })",
      Expect::serial, "may touch the same element of 'W'"},
+    // ---- an index loop's index used beyond `v[i]` is one more key ----
+    {"index_loop_index_is_key", R"(
+struct P { float x, y; };
+void f(const std::vector<P>& v, std::vector<std::size_t>& out) {
+#pragma rotor parallel_for
+  for (std::size_t i = 0; i < v.size(); ++i) { out[i] = v[i].x < v[i].y ? 1 : 0; } })",
+     Expect::parallel, "one_d"},
+    {"index_loop_index_and_field_keys", R"(
+struct P { float x; int id; };
+void f(const std::vector<P>& v, std::vector<double>& out, std::vector<double>& W) {
+#pragma rotor parallel_for
+  for (std::size_t i = 0; i < v.size(); ++i) { out[i] = v[i].x; W[v[i].id] += out[i]; } })",
+     Expect::parallel, "rotation"},
+    {"index_loop_index_neighbour", R"(
+struct P { float x; };
+void f(const std::vector<P>& v, std::vector<double>& out) {
+#pragma rotor parallel_for
+  for (std::size_t i = 0; i < v.size(); ++i) { out[i + 1] += v[i].x; out[i] -= 1; } })",
+     Expect::serial, "may touch the same element of 'out'"},
+    {"index_loop_index_through_helper", R"(
+struct P { float x; };
+void put(std::vector<double>& out, std::size_t at, double x) { out[at + 1] = x; }
+void f(const std::vector<P>& v, std::vector<double>& out) {
+#pragma rotor parallel_for
+  for (std::size_t i = 0; i < v.size(); ++i) { put(out, i, v[i].x); out[i] += 1; } })",
+     Expect::serial, "'out'"},
     {"int_range_literal_bound", R"(
 void f(std::vector<double>& out) {
 #pragma rotor parallel_for

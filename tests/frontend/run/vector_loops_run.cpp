@@ -52,6 +52,54 @@ static std::int64_t constant_bounds(std::vector<std::int64_t>& squares,
   return check;
 }
 
+struct Point2 {
+  float x, y;
+};
+
+// k-means as goldsborough/k-means writes it: the assignment step is an index loop over the
+// points whose index is a key (`assignments[point] = best`): one_d by point. The centroid sums
+// run serially on every rank after it, from every rank's whole `assignments`.
+static std::int64_t k_means(const std::vector<Point2>& data, std::size_t k, int iterations) {
+  std::vector<Point2> means(data.begin(), data.begin() + static_cast<std::ptrdiff_t>(k));
+  std::vector<std::size_t> assignments(data.size());
+  for (int iteration = 0; iteration < iterations; ++iteration) {
+#pragma rotor parallel_for
+    for (std::size_t point = 0; point < data.size(); ++point) {
+      float best_distance = 1e30f;
+      std::size_t best_cluster = 0;
+      for (std::size_t cluster = 0; cluster < k; ++cluster) {
+        const float dx = data[point].x - means[cluster].x;
+        const float dy = data[point].y - means[cluster].y;
+        if (dx * dx + dy * dy < best_distance) {
+          best_distance = dx * dx + dy * dy;
+          best_cluster = cluster;
+        }
+      }
+      assignments[point] = best_cluster;
+    }
+    std::vector<Point2> sums(k, Point2{0, 0});
+    std::vector<std::size_t> counts(k, 0);
+    for (std::size_t point = 0; point < data.size(); ++point) {
+      sums[assignments[point]].x += data[point].x;
+      sums[assignments[point]].y += data[point].y;
+      counts[assignments[point]] += 1;
+    }
+    for (std::size_t cluster = 0; cluster < k; ++cluster) {
+      const float count = static_cast<float>(counts[cluster] > 0 ? counts[cluster] : 1);
+      means[cluster] = {sums[cluster].x / count, sums[cluster].y / count};
+    }
+  }
+  std::int64_t check = 0;
+  for (std::size_t point = 0; point < data.size(); ++point) {
+    check += static_cast<std::int64_t>((point % 31 + 1) * assignments[point]);
+  }
+  for (const Point2& m : means) {
+    check +=
+        static_cast<std::int64_t>(m.x * 1000.0f) + 7 * static_cast<std::int64_t>(m.y * 1000.0f);
+  }
+  return check;
+}
+
 static std::int64_t count_hits(std::vector<Hit>& hits, std::vector<std::int64_t>& per_doc) {
   std::int64_t total = 0;
 #pragma rotor parallel_for
@@ -157,8 +205,15 @@ int main(int argc, char** argv) {
   const std::int64_t hit_total = count_hits(hits, hits_per_doc);
   std::vector<std::int64_t> squares(k_squares), buckets(ROTOR_TEST_BUCKETS, 1);
   const std::int64_t constants = constant_bounds(squares, buckets);
+  std::vector<Point2> points;
+  for (int i = 0; i < 3000; ++i) {
+    points.push_back({static_cast<float>((i * 37) % 101) + 0.25f * (i % 3),
+                      static_cast<float>((i * 53) % 89) - 0.5f * (i % 7)});
+  }
+  const std::int64_t clusters = k_means(points, 7, 6);
   if (rotor::is_root()) {
-    std::printf("constant bounds: %lld\n", static_cast<long long>(constants));
+    std::printf("constant bounds: %lld k-means: %lld\n", static_cast<long long>(constants),
+                static_cast<long long>(clusters));
     std::printf("drained=%lld of %zu hits=%lld doc_7=%lld\n", static_cast<long long>(drained),
                 queue.size(), static_cast<long long>(hit_total),
                 static_cast<long long>(hits_per_doc[7]));

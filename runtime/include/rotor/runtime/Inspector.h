@@ -62,6 +62,10 @@ template <> struct Iteration<6> { std::int64_t k0, k1, k2, k3, k4, k5, at; };
 /// The most key fields an inspected loop may have (rotor-cc refuses more with an error).
 inline constexpr int k_max_inspected_keys = 6;
 
+/// The key reader of an index loop's index used as a key (`assignments[i] = c` in a loop
+/// `for (i < v.size())` over records): the record's position i.
+struct RecordPosition {};
+
 } // namespace rotor::codegen
 
 namespace rotor::detail {
@@ -99,6 +103,16 @@ template <class A, class B> void load_record(const char* in, std::pair<A, B>& r)
   load_record(in, r.first);
   load_record(in + is_bytewise_record<A>::bytes, r.second);
 }
+/// Key `field` of `record`, the vector's element at `position`.
+template <class F, class Record>
+std::int64_t key_value(const F& field, const Record& record, std::size_t position) {
+  if constexpr (std::is_same_v<F, codegen::RecordPosition>) {
+    return static_cast<std::int64_t>(position);
+  } else {
+    return static_cast<std::int64_t>(std::invoke(field, record));
+  }
+}
+
 } // namespace rotor::detail
 
 namespace rotor::codegen {
@@ -122,15 +136,14 @@ template <int N> class Inspection {
 public:
   /// The iterations of a loop over `records` (a std::vector of plain records or pairs) keyed by
   /// `fields` (in LoopModel::fields order), each a member pointer (`&Rating::user`) or, for a
-  /// nested key, a function of the record (`[](const auto& r) { return r.first.first; }`):
-  /// iteration i is records[i].
+  /// nested key, a function of the record (`[](const auto& r) { return r.first.first; }`), or
+  /// RecordPosition (the index): iteration i is records[i].
   template <class Record, class Alloc, class... F>
   Dataset<Iteration<N>>& records(const std::vector<Record, Alloc>& records, F... fields) {
     static_assert(sizeof...(F) == N, "rotor::codegen::Inspection: one key reader per key");
     begin_walk();
     for (std::size_t i = 0; i < records.size(); ++i) {
-      const std::int64_t keys[N + 1] = {
-          static_cast<std::int64_t>(std::invoke(fields, records[i]))...};
+      const std::int64_t keys[N + 1] = {::rotor::detail::key_value(fields, records[i], i)...};
       take(keys, static_cast<std::int64_t>(i));
     }
     return end_walk();
