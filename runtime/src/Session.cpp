@@ -118,7 +118,13 @@ void fill_state(Session::State& s) {
     s.workers = std::make_unique<global_control>(global_control::max_allowed_parallelism,
                                                  static_cast<std::size_t>(s.threads) + 1);
   }
-  s.arena = std::make_unique<oneapi::tbb::task_arena>(s.threads, 0);
+  // `threads` worker threads plus a slot reserved for the thread that runs the program: a step's
+  // slot bodies run on the workers (run_slots_polling enqueues them while this thread drives
+  // MPI) or on them and this thread (run_slots). With no reserved slot (threads, 0), after a
+  // serial stretch of ~0.3-3 ms between two loops the workers had left the arena and this
+  // thread ran the step's slots one after another: k-means' assignment loop at 2 threads ran
+  // 6.1 ms instead of 3.1 ms per pass (docs/performance.md, "Worker threads between loops").
+  s.arena = std::make_unique<oneapi::tbb::task_arena>(s.threads + 1, 1);
   s.null_out = std::make_unique<std::ostream>(&null_buffer);
 }
 
