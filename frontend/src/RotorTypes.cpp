@@ -1,5 +1,7 @@
 #include "RotorTypes.h"
 
+#include <algorithm>
+
 #include <clang/Basic/SourceManager.h>
 
 #include <clang/AST/QualTypeNames.h>
@@ -174,11 +176,18 @@ const RecordDecl* dataset_record(QualType t) {
   return spec->getTemplateArgs()[0].getAsType()->getAsRecordDecl();
 }
 
-/// A trivially copyable aggregate struct (not a union).
+/// A plain record: a trivially copyable struct (not a union) with public fields only and no
+/// base class, such as an aggregate, or one with constructors
+/// (`struct Point { Point(double x, double y); double x, y; }`): the runtime copies it bytewise
+/// and names its fields (`&Point::x`), and never constructs one.
 static bool is_plain_aggregate(const ASTContext& ctx, QualType t) {
   const auto* record = t->getAsCXXRecordDecl();
-  return record != nullptr && record->hasDefinition() && record->isAggregate() &&
-         t.isTriviallyCopyableType(ctx) && !record->isUnion();
+  if (record == nullptr || !record->hasDefinition() || record->isUnion() ||
+      !t.isTriviallyCopyableType(ctx) || record->getNumBases() != 0 || record->isPolymorphic()) {
+    return false;
+  }
+  return std::all_of(record->field_begin(), record->field_end(),
+                     [](const FieldDecl* f) { return f->getAccess() == AS_public; });
 }
 
 bool is_plain_pair(const ASTContext& ctx, QualType t) {

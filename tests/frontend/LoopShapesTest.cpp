@@ -193,6 +193,26 @@ void f(const std::vector<int>& user_of, std::vector<double>& W, int M) {
 #pragma rotor parallel_for
   for (int m = 0; m < M; ++m) { W[user_of[m]] += W[user_of[m] + 1]; } })",
      Expect::serial, "may touch the same element of 'W'"},
+    // ---- plain records: trivially copyable, public fields, no base (constructors allowed) ----
+    {"record_with_constructor", R"(
+struct Pt { Pt(int c, float x) : cluster(c), x(x) {} int cluster; float x; };
+void f(const std::vector<Pt>& v, std::vector<double>& sums) {
+#pragma rotor parallel_for
+  for (const Pt& p : v) { sums[p.cluster] += p.x; } })",
+     Expect::parallel, "one_d"},
+    {"record_with_private_field_refused", R"(
+class Pt { public: int cluster; private: float x = 0; };
+void f(const std::vector<Pt>& v, std::vector<double>& sums) {
+#pragma rotor parallel_for
+  for (const Pt& p : v) { sums[p.cluster] += 1; } })",
+     Expect::error, "a std::vector of plain records"},
+    {"record_with_base_refused", R"(
+struct Base { int cluster; };
+struct Pt : Base { float x; };
+void f(const std::vector<Pt>& v, std::vector<double>& sums) {
+#pragma rotor parallel_for
+  for (const Pt& p : v) { sums[p.cluster] += p.x; } })",
+     Expect::error, "a std::vector of plain records"},
     // ---- an index loop's index used beyond `v[i]` is one more key ----
     {"index_loop_index_is_key", R"(
 struct P { float x, y; };

@@ -52,6 +52,30 @@ static std::int64_t constant_bounds(std::vector<std::int64_t>& squares,
   return check;
 }
 
+// A record with a constructor (trivially copyable, public fields): a plain record too.
+struct Scored {
+  Scored(std::int32_t id_, float value_) : id(id_), value(value_) {}
+  std::int32_t id;
+  float value;
+  float score = 0;
+};
+
+static std::int64_t score_all(std::vector<Scored>& samples, std::vector<std::int64_t>& per_id) {
+#pragma rotor parallel_for
+  for (Scored& s : samples) {
+    s.score = s.value * 2.0f + 1.0f;
+    per_id[s.id] += static_cast<std::int64_t>(s.score);
+  }
+  std::int64_t check = 0;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    check += static_cast<std::int64_t>(i % 11 + 1) * static_cast<std::int64_t>(samples[i].score);
+  }
+  for (std::size_t id = 0; id < per_id.size(); ++id) {
+    check += static_cast<std::int64_t>(id + 1) * per_id[id];
+  }
+  return check;
+}
+
 struct Point2 {
   float x, y;
 };
@@ -211,9 +235,16 @@ int main(int argc, char** argv) {
                       static_cast<float>((i * 53) % 89) - 0.5f * (i % 7)});
   }
   const std::int64_t clusters = k_means(points, 7, 6);
+  std::vector<Scored> samples;
+  for (int i = 0; i < 2000; ++i) {
+    samples.emplace_back(i % 17, static_cast<float>(i % 23));
+  }
+  std::vector<std::int64_t> per_id(17);
+  const std::int64_t scored = score_all(samples, per_id);
   if (rotor::is_root()) {
-    std::printf("constant bounds: %lld k-means: %lld\n", static_cast<long long>(constants),
-                static_cast<long long>(clusters));
+    std::printf("constant bounds: %lld k-means: %lld scored: %lld\n",
+                static_cast<long long>(constants), static_cast<long long>(clusters),
+                static_cast<long long>(scored));
     std::printf("drained=%lld of %zu hits=%lld doc_7=%lld\n", static_cast<long long>(drained),
                 queue.size(), static_cast<long long>(hit_total),
                 static_cast<long long>(hits_per_doc[7]));
