@@ -41,15 +41,69 @@ UseInfo parameter_use(const FunctionDecl* fd, unsigned i) {
   return {Use::read};
 }
 
+/// The class a constructor makes.
+QualType ctx_type(const CXXConstructorDecl* ctor) {
+  return ctor->getASTContext().getRecordType(ctor->getParent());
+}
+
+bool passes_writable_view(const Expr* arg, const FunctionDecl* callee, unsigned i);
+
 /// The use of a function call's argument `cur` (read if `cur` is not an argument).
 template <typename Call>
 UseInfo argument_use(const Call* call, const Stmt* cur, const FunctionDecl* callee) {
   for (unsigned i = 0; i < call->getNumArgs(); ++i) {
     if (call->getArg(i) == cur) {
-      return parameter_use(callee, i);
+      return passes_writable_view(call->getArg(i), callee, i) ? UseInfo{Use::write}
+                                                              : parameter_use(callee, i);
     }
   }
   return {Use::read};
+}
+
+/// An Eigen expression that refers to a matrix's memory rather than holding its own: a block,
+/// row, column, transpose, map or Ref (any class of namespace Eigen but Matrix and Array, the
+/// plain objects, which are copies).
+bool is_eigen_view(QualType t) {
+  const auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
+  if (record == nullptr) {
+    return false;
+  }
+  const auto* ns = dyn_cast<NamespaceDecl>(record->getEnclosingNamespaceContext());
+  while (ns != nullptr && !ns->getParent()->isTranslationUnit()) {
+    ns = dyn_cast<NamespaceDecl>(ns->getParent());
+  }
+  const std::string name = record->getNameAsString();
+  return ns != nullptr && ns->getName() == "Eigen" && name != "Matrix" && name != "Array";
+}
+
+/// `Eigen::Ref<const T>`: a view that cannot write.
+bool is_const_eigen_ref(QualType t) {
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      t.getNonReferenceType()->getAsCXXRecordDecl());
+  return spec != nullptr && spec->getNameAsString() == "Ref" &&
+         spec->getTemplateArgs().size() > 0 &&
+         spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type &&
+         spec->getTemplateArgs()[0].getAsType().isConstQualified();
+}
+
+/// A view of a matrix (`H.row(u)`) handed on as another view that may write through it: a
+/// by-value parameter (a copy of a view views the same memory: `void f(Eigen::Block<...> b)`,
+/// `template <class B> void f(B b)`), or an Eigen view constructed from it
+/// (`Eigen::Ref<Eigen::RowVectorXf> r = H.row(u)`, a `Ref` parameter: Ref's constructor takes a
+/// const reference and writes through it anyway). Not a plain Matrix built from it (a copy) nor
+/// an `Eigen::Ref<const T>`.
+bool passes_writable_view(const Expr* arg, const FunctionDecl* callee, unsigned i) {
+  if (!is_eigen_view(arg->getType())) {
+    return false;
+  }
+  if (const auto* ctor = dyn_cast_or_null<CXXConstructorDecl>(callee)) {
+    const QualType made = ctx_type(ctor);
+    return is_eigen_view(made) && !is_const_eigen_ref(made);
+  }
+  return callee != nullptr && i < callee->getNumParams() &&
+         !callee->getParamDecl(i)->getType()->isReferenceType() &&
+         !callee->getParamDecl(i)->getType()->isPointerType() &&
+         !is_const_eigen_ref(callee->getParamDecl(i)->getType());
 }
 
 /// How `md` called on the walked expression uses it; follow_call when the call returns a
