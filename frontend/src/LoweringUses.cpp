@@ -14,6 +14,7 @@
 #include <clang/AST/ParentMap.h>
 
 #include <optional>
+#include <set>
 #include <string>
 
 namespace rotor::frontend::lowering {
@@ -60,6 +61,15 @@ UseInfo argument_use(const Call* call, const Stmt* cur, const FunctionDecl* call
   return {Use::read};
 }
 
+/// Whether `record` is declared in namespace Eigen (or one nested in it).
+bool in_eigen(const CXXRecordDecl* record) {
+  const auto* ns = dyn_cast<NamespaceDecl>(record->getEnclosingNamespaceContext());
+  while (ns != nullptr && !ns->getParent()->isTranslationUnit()) {
+    ns = dyn_cast<NamespaceDecl>(ns->getParent());
+  }
+  return ns != nullptr && ns->getName() == "Eigen";
+}
+
 /// An Eigen expression that refers to a matrix's memory rather than holding its own: a block,
 /// row, column, transpose, map or Ref (any class of namespace Eigen but Matrix and Array, the
 /// plain objects, which are copies).
@@ -68,12 +78,8 @@ bool is_eigen_view(QualType t) {
   if (record == nullptr) {
     return false;
   }
-  const auto* ns = dyn_cast<NamespaceDecl>(record->getEnclosingNamespaceContext());
-  while (ns != nullptr && !ns->getParent()->isTranslationUnit()) {
-    ns = dyn_cast<NamespaceDecl>(ns->getParent());
-  }
   const std::string name = record->getNameAsString();
-  return ns != nullptr && ns->getName() == "Eigen" && name != "Matrix" && name != "Array";
+  return in_eigen(record) && name != "Matrix" && name != "Array";
 }
 
 /// `Eigen::Ref<const T>`: a view that cannot write.
@@ -106,6 +112,16 @@ bool passes_writable_view(const Expr* arg, const FunctionDecl* callee, unsigned 
          !is_const_eigen_ref(callee->getParamDecl(i)->getType());
 }
 
+/// A non-const Eigen method that returns a view of its object's memory and changes nothing
+/// itself (`transpose()`, `adjoint()`, `array()`, `matrix()`, `conjugate()`): what is done with
+/// the view decides (`V.row(j).transpose()` read, `W.row(u).transpose() = x` written).
+bool is_eigen_view_method(const CXXMethodDecl* md) {
+  static const std::set<std::string> views = {"transpose", "adjoint", "array", "matrix",
+                                              "conjugate"};
+  return md->getNumParams() == 0 && views.count(md->getNameAsString()) != 0 &&
+         in_eigen(md->getParent());
+}
+
 /// How `md` called on the walked expression uses it; follow_call when the call returns a
 /// reference to it (`v[i]`, `M(i, j)`, `front()`), whose own use decides.
 MethodUse method_use(const CXXMethodDecl* md, const Expr* call, bool direct, bool analysable) {
@@ -123,6 +139,9 @@ MethodUse method_use(const CXXMethodDecl* md, const Expr* call, bool direct, boo
     return MethodUse::read;
   }
   const std::string name = md->getNameAsString();
+  if (call != nullptr && is_eigen_view_method(md)) {
+    return MethodUse::follow_call; // `V.row(j).transpose()`: a view of the same memory
+  }
   if (op == OO_Subscript && !is_element_accessor(md) && !analysable) {
     return MethodUse::write; // a map's operator[] inserts
   }

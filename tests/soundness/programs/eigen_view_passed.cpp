@@ -4,8 +4,9 @@
 // views the same memory), and bound to a local `Eigen::Ref`. rotor-cc once took each for a read
 // (a const-reference or by-value argument), left `H` out of the loop's arrays and planned
 // `one_d by user`: the parallel run lost the order of `H`'s reads and writes. Each loop must be
-// serial (or equal the replay). The last loop passes rows to `dot` and builds a plain copy:
-// reads only.
+// serial (or equal the replay). A transpose of a row is the row's memory too: written through
+// `auto t = H.row(u).transpose()`, and read in the last loop, which also passes rows to `dot`
+// and builds a plain copy (reads only: that loop may run in parallel).
 #include "soundness.h"
 
 #include <Eigen/Core>
@@ -47,7 +48,15 @@ int main(int argc, char** argv) {
     }
 #pragma rotor parallel_for
     for (const Rating& r : ratings) {
+      W(r.user, 1) = (W(r.user, 1) * 13 + H(r.item, 0)) % P;
+      auto t = H.row((r.user + 5) % 29).transpose(); // a view: writes reach H
+      t(1) = (t(1) + r.item) % P;
+      H.row((r.user + 7) % 29).transpose()(0) += 1;
+    }
+#pragma rotor parallel_for
+    for (const Rating& r : ratings) {
       const Row copy = H.row(r.item);
+      W(r.user, 0) = (W(r.user, 0) + H.row(r.item).transpose()(1)) % P;
       W(r.user, 1) = (W(r.user, 1) + W.row(r.user).dot(H.row(r.item)) + copy(0)) % P;
     }
   }
