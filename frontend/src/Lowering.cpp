@@ -744,6 +744,13 @@ bool names_plain_storage(const Expr* init) {
 /// writes. A DistArray reference is bound like the DistArray (the runtime sees the object).
 void LoopLowering::note_outer_reference(const DeclRefExpr* dre, Frame& f) {
   const auto* vd = dyn_cast<VarDecl>(dre->getDecl());
+  if (vd != nullptr && is_eigen_view_type(vd->getType()) && !inside_loop(vd->getLocation()) &&
+      (f.fn == nullptr || vd->getParentFunctionOrMethod() != f.fn)) {
+    // An Eigen view from outside the loop (`Eigen::Map<Table> alias(T.data(), ...)`, an
+    // `Eigen::Ref` parameter): it may view an array the loop writes, like a reference.
+    outside_references_.emplace_back(vd, dre->getBeginLoc());
+    return;
+  }
   if (vd == nullptr || isa<ParmVarDecl>(vd) || !vd->getType()->isReferenceType() ||
       vd == range_decl_ || inside_loop(vd->getLocation()) ||
       (f.fn != nullptr && vd->getParentFunctionOrMethod() == f.fn)) {

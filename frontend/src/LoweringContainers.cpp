@@ -411,17 +411,43 @@ bool may_name_another(const ValueDecl* d) {
   return d == nullptr || d->getType()->isReferenceType() || d->getType()->isPointerType();
 }
 
+/// A local variable (not static) that owns its elements: a std::vector, std::array,
+/// Eigen::Matrix or Eigen::Array object, not a reference, pointer or view (an `Eigen::Map` over
+/// another container's memory is a view).
+const VarDecl* owning_local(const ValueDecl* d) {
+  const auto* v = dyn_cast_or_null<VarDecl>(d);
+  if (v == nullptr || !v->isLocalVarDecl() || v->isStaticLocal() || isa<ParmVarDecl>(v)) {
+    return nullptr;
+  }
+  const std::string kind = row_container_name(v->getType());
+  const bool owns = kind == "std::vector" || kind == "std::array" || kind == "Eigen::Matrix" ||
+                    kind == "Eigen::Array";
+  return owns && !v->getType()->isReferenceType() ? v : nullptr;
+}
+
+/// Whether `a` is a container object local to a function and `b` a parameter of the same
+/// function: never the same memory (the parameter was bound before the local existed; a
+/// recursive call's parameter names the caller's local, not this frame's).
+bool local_and_own_parameter(const ValueDecl* a, const ValueDecl* b) {
+  const VarDecl* local = owning_local(a);
+  const auto* param = dyn_cast_or_null<ParmVarDecl>(b);
+  return local != nullptr && param != nullptr &&
+         local->getParentFunctionOrMethod() == param->getDeclContext();
+}
+
 } // namespace
 
 /// A container the loop only reads is not bound (its reads are outside reads), so the runtime
 /// cannot see that it is the memory of a written one (`f(W, W)` with `const std::vector<float>&
 /// X` read and `W` written). Where either may be a reference and the element types match, the
-/// loop stays serial.
+/// loop stays serial, unless one is a container object local to the loop's function and the
+/// other a parameter of that function (`Eigen::MatrixXf I = ...;` read, `MatrixXf& U` written).
 void LoopLowering::block_read_alias(const std::string& read, const std::set<std::string>& written) {
   const ContainerIdentity& r = container_identities_[read];
   for (const std::string& w : written) {
     const ContainerIdentity& o = container_identities_[w];
-    if (r.element == o.element && (may_name_another(r.decl) || may_name_another(o.decl))) {
+    if (r.element == o.element && (may_name_another(r.decl) || may_name_another(o.decl)) &&
+        !local_and_own_parameter(r.decl, o.decl) && !local_and_own_parameter(o.decl, r.decl)) {
       escape(analysis::Escape::Kind::outside_write,
              "'" + read + "' is read and may be the same container as '" + w +
                  "', which the loop writes (a reference to " + r.element +

@@ -61,27 +61,6 @@ UseInfo argument_use(const Call* call, const Stmt* cur, const FunctionDecl* call
   return {Use::read};
 }
 
-/// Whether `record` is declared in namespace Eigen (or one nested in it).
-bool in_eigen(const CXXRecordDecl* record) {
-  const auto* ns = dyn_cast<NamespaceDecl>(record->getEnclosingNamespaceContext());
-  while (ns != nullptr && !ns->getParent()->isTranslationUnit()) {
-    ns = dyn_cast<NamespaceDecl>(ns->getParent());
-  }
-  return ns != nullptr && ns->getName() == "Eigen";
-}
-
-/// An Eigen expression that refers to a matrix's memory rather than holding its own: a block,
-/// row, column, transpose, map or Ref (any class of namespace Eigen but Matrix and Array, the
-/// plain objects, which are copies).
-bool is_eigen_view(QualType t) {
-  const auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
-  if (record == nullptr) {
-    return false;
-  }
-  const std::string name = record->getNameAsString();
-  return in_eigen(record) && name != "Matrix" && name != "Array";
-}
-
 /// `Eigen::Ref<const T>`: a view that cannot write.
 bool is_const_eigen_ref(QualType t) {
   const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
@@ -99,12 +78,12 @@ bool is_const_eigen_ref(QualType t) {
 /// const reference and writes through it anyway). Not a plain Matrix built from it (a copy) nor
 /// an `Eigen::Ref<const T>`.
 bool passes_writable_view(const Expr* arg, const FunctionDecl* callee, unsigned i) {
-  if (!is_eigen_view(arg->getType())) {
+  if (!is_eigen_view_type(arg->getType())) {
     return false;
   }
   if (const auto* ctor = dyn_cast_or_null<CXXConstructorDecl>(callee)) {
     const QualType made = ctx_type(ctor);
-    return is_eigen_view(made) && !is_const_eigen_ref(made);
+    return is_eigen_view_type(made) && !is_const_eigen_ref(made);
   }
   return callee != nullptr && i < callee->getNumParams() &&
          !callee->getParamDecl(i)->getType()->isReferenceType() &&
@@ -119,7 +98,7 @@ bool is_eigen_view_method(const CXXMethodDecl* md) {
   static const std::set<std::string> views = {"transpose", "adjoint", "array", "matrix",
                                               "conjugate"};
   return md->getNumParams() == 0 && views.count(md->getNameAsString()) != 0 &&
-         in_eigen(md->getParent());
+         in_eigen_namespace(md->getParent());
 }
 
 /// How `md` called on the walked expression uses it; follow_call when the call returns a
