@@ -120,6 +120,11 @@ bool owns_elements(QualType t) {
   return (ns == "std" && std_owners.count(name)) || (ns == "Eigen" && eigen_owners.count(name));
 }
 
+bool is_eigen_view_type(QualType t) {
+  const CXXRecordDecl* rd = record_of(t);
+  return rd != nullptr && is_eigen_decl(rd) && !owns_elements(t);
+}
+
 bool is_element_accessor(const CXXMethodDecl* md) {
   if (md == nullptr) {
     return false;

@@ -30,6 +30,11 @@ bool is_callable_argument(clang::QualType t);
 /// std::bitset, std::map, ..., Eigen::Matrix/Array): an element written is the object written.
 bool owns_elements(clang::QualType t);
 
+/// An Eigen expression or object that refers to a matrix's memory rather than holding its own
+/// (a block, row, transpose, Map, Ref: any class of namespace Eigen that does not own its
+/// elements).
+bool is_eigen_view_type(clang::QualType t);
+
 /// A non-const method that hands out an element or position without changing the object
 /// (`operator[]` of a vector, `at`, `data`, `begin`, Eigen's `coeffRef`, `row`, ...). Not a map's
 /// `operator[]` (it inserts).

@@ -6,6 +6,8 @@
 // vector the loop only reads stays an ordinary outside read.
 
 #include "LoweringState.h"
+
+#include "KnownCallees.h"
 #include "RotorTypes.h"
 #include "rotor/analysis/Format.h"
 
@@ -411,18 +413,14 @@ bool may_name_another(const ValueDecl* d) {
   return d == nullptr || d->getType()->isReferenceType() || d->getType()->isPointerType();
 }
 
-/// A local variable (not static) that owns its elements: a std::vector, std::array,
-/// Eigen::Matrix or Eigen::Array object, not a reference, pointer or view (an `Eigen::Map` over
-/// another container's memory is a view).
+/// A local variable (not static, not a reference) that owns its elements (owns_elements: a
+/// std::vector, std::array, Eigen::Matrix, ...; not a view such as an `Eigen::Map` over another
+/// container's memory).
 const VarDecl* owning_local(const ValueDecl* d) {
   const auto* v = dyn_cast_or_null<VarDecl>(d);
-  if (v == nullptr || !v->isLocalVarDecl() || v->isStaticLocal() || isa<ParmVarDecl>(v)) {
-    return nullptr;
-  }
-  const std::string kind = row_container_name(v->getType());
-  const bool owns = kind == "std::vector" || kind == "std::array" || kind == "Eigen::Matrix" ||
-                    kind == "Eigen::Array";
-  return owns && !v->getType()->isReferenceType() ? v : nullptr;
+  const bool owns = v != nullptr && v->isLocalVarDecl() && !v->isStaticLocal() &&
+                    !v->getType()->isReferenceType() && owns_elements(v->getType());
+  return owns ? v : nullptr;
 }
 
 /// Whether `a` is a container object local to a function and `b` a parameter of the same

@@ -123,8 +123,7 @@ void LoopLowering::add_key_paths(const RecordDecl* record, std::vector<const Fie
 /// the loop has as many keys as the inspector takes: the index then stays no key (a subscript
 /// by it blocks as before).
 void LoopLowering::choose_position_key() {
-  if (!loop_.index_loop || loop_.int_range || !out_.over_vector ||
-      out_.model.fields.size() >= k_max_inspected_keys) {
+  if (!loop_.index_loop || !out_.over_vector || out_.model.fields.size() >= k_max_inspected_keys) {
     return;
   }
   const std::string name = loop_var_->getNameAsString();
@@ -375,14 +374,11 @@ bool LoopLowering::choose_range_space() {
     out_.range = text_of(loop_.range);
     return true;
   };
-  if (is_constant_bound(loop_.range, ctx_)) {
-    return accept();
-  }
-  if (range_bound_member(loop_.range) != nullptr) {
-    // `m < M` / `m < this->M`: an integer member of the loop's object. The walk makes any write
-    // to it, or any use that may lead to one (its address, a reference to it, a method of this
-    // object that writes it), an escape (on_this, as for an integer member used as a row
-    // stride), so a loop that may change it is serial and runs as written.
+  // `m < 100`; or `m < M` / `m < this->M`, an integer member of the loop's object: the walk
+  // makes any write to it, or any use that may lead to one (its address, a reference to it, a
+  // method of this object that writes it), an escape (on_this, as for an integer member used as
+  // a row stride), so a loop that may change it is serial and runs as written.
+  if (is_constant_bound(loop_.range, ctx_) || range_bound_member(loop_.range) != nullptr) {
     return accept();
   }
   const auto* dre = dyn_cast<DeclRefExpr>(loop_.range->IgnoreParenImpCasts());

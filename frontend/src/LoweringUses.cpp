@@ -42,25 +42,6 @@ UseInfo parameter_use(const FunctionDecl* fd, unsigned i) {
   return {Use::read};
 }
 
-/// The class a constructor makes.
-QualType ctx_type(const CXXConstructorDecl* ctor) {
-  return ctor->getASTContext().getRecordType(ctor->getParent());
-}
-
-bool passes_writable_view(const Expr* arg, const FunctionDecl* callee, unsigned i);
-
-/// The use of a function call's argument `cur` (read if `cur` is not an argument).
-template <typename Call>
-UseInfo argument_use(const Call* call, const Stmt* cur, const FunctionDecl* callee) {
-  for (unsigned i = 0; i < call->getNumArgs(); ++i) {
-    if (call->getArg(i) == cur) {
-      return passes_writable_view(call->getArg(i), callee, i) ? UseInfo{Use::write}
-                                                              : parameter_use(callee, i);
-    }
-  }
-  return {Use::read};
-}
-
 /// `Eigen::Ref<const T>`: a view that cannot write.
 bool is_const_eigen_ref(QualType t) {
   const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
@@ -82,7 +63,7 @@ bool passes_writable_view(const Expr* arg, const FunctionDecl* callee, unsigned 
     return false;
   }
   if (const auto* ctor = dyn_cast_or_null<CXXConstructorDecl>(callee)) {
-    const QualType made = ctx_type(ctor);
+    const QualType made = ctor->getASTContext().getRecordType(ctor->getParent());
     return is_eigen_view_type(made) && !is_const_eigen_ref(made);
   }
   return callee != nullptr && i < callee->getNumParams() &&
@@ -91,14 +72,25 @@ bool passes_writable_view(const Expr* arg, const FunctionDecl* callee, unsigned 
          !is_const_eigen_ref(callee->getParamDecl(i)->getType());
 }
 
+/// The use of a function call's argument `cur` (read if `cur` is not an argument).
+template <typename Call>
+UseInfo argument_use(const Call* call, const Stmt* cur, const FunctionDecl* callee) {
+  for (unsigned i = 0; i < call->getNumArgs(); ++i) {
+    if (call->getArg(i) == cur) {
+      return passes_writable_view(call->getArg(i), callee, i) ? UseInfo{Use::write}
+                                                              : parameter_use(callee, i);
+    }
+  }
+  return {Use::read};
+}
+
 /// A non-const Eigen method that returns a view of its object's memory and changes nothing
 /// itself (`transpose()`, `adjoint()`, `array()`, `matrix()`, `conjugate()`): what is done with
 /// the view decides (`V.row(j).transpose()` read, `W.row(u).transpose() = x` written).
 bool is_eigen_view_method(const CXXMethodDecl* md) {
   static const std::set<std::string> views = {"transpose", "adjoint", "array", "matrix",
                                               "conjugate"};
-  return md->getNumParams() == 0 && views.count(md->getNameAsString()) != 0 &&
-         in_eigen_namespace(md->getParent());
+  return md->getNumParams() == 0 && views.count(md->getNameAsString()) != 0 && is_eigen_decl(md);
 }
 
 /// How `md` called on the walked expression uses it; follow_call when the call returns a

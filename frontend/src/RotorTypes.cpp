@@ -257,27 +257,6 @@ QualType accumulator_value_type(QualType t) {
   return spec->getTemplateArgs()[0].getAsType();
 }
 
-/// Whether `record` is declared in namespace Eigen (or one nested in it).
-bool in_eigen_namespace(const CXXRecordDecl* record) {
-  const auto* ns = dyn_cast<NamespaceDecl>(record->getEnclosingNamespaceContext());
-  while (ns != nullptr && !ns->getParent()->isTranslationUnit()) {
-    ns = dyn_cast<NamespaceDecl>(ns->getParent());
-  }
-  return ns != nullptr && ns->getName() == "Eigen";
-}
-
-/// An Eigen expression that refers to a matrix's memory rather than holding its own: a block,
-/// row, column, transpose, map or Ref (any class of namespace Eigen but Matrix and Array, the
-/// plain objects, which are copies).
-bool is_eigen_view_type(QualType t) {
-  const auto* record = t.getNonReferenceType()->getAsCXXRecordDecl();
-  if (record == nullptr) {
-    return false;
-  }
-  const std::string name = record->getNameAsString();
-  return in_eigen_namespace(record) && name != "Matrix" && name != "Array";
-}
-
 bool is_rotor_decl(const Decl* d) {
   bool in_rotor = false;
   for (const DeclContext* dc = d->getDeclContext(); dc != nullptr; dc = dc->getParent()) {

@@ -53,11 +53,6 @@ std::string accumulator_op(clang::QualType t);
 clang::QualType accumulator_value_type(clang::QualType t);
 /// True for declarations inside namespace rotor in Rotor's own headers (`.../include/rotor/...`).
 bool is_rotor_decl(const clang::Decl* d);
-/// Whether `record` is declared in namespace Eigen (or one nested in it).
-bool in_eigen_namespace(const clang::CXXRecordDecl* record);
-/// An Eigen expression or object that refers to a matrix's memory rather than holding its own
-/// (a block, row, transpose, Map, Ref: any class of namespace Eigen but Matrix and Array).
-bool is_eigen_view_type(clang::QualType t);
 /// How to name `record` at the loop: fully qualified, or plain for a function-local type.
 std::string record_type_name(const clang::ASTContext& ctx, const clang::RecordDecl* record);
 
