@@ -56,15 +56,18 @@ bool is_const_eigen_ref(QualType t) {
 /// by-value parameter (a copy of a view views the same memory: `void f(Eigen::Block<...> b)`,
 /// `template <class B> void f(B b)`), or an Eigen view constructed from it
 /// (`Eigen::Ref<Eigen::RowVectorXf> r = H.row(u)`, a `Ref` parameter: Ref's constructor takes a
-/// const reference and writes through it anyway). Not a plain Matrix built from it (a copy) nor
-/// an `Eigen::Ref<const T>`.
+/// const reference and writes through it anyway). A constructor of another class is a function
+/// like any other (`Bumper(Eigen::Block<...> row)` by value writes). Not a plain Matrix built
+/// from it (a copy, by const reference) nor an `Eigen::Ref<const T>`.
 bool passes_writable_view(const Expr* arg, const FunctionDecl* callee, unsigned i) {
   if (!is_eigen_view_type(arg->getType())) {
     return false;
   }
   if (const auto* ctor = dyn_cast_or_null<CXXConstructorDecl>(callee)) {
     const QualType made = ctor->getASTContext().getRecordType(ctor->getParent());
-    return is_eigen_view_type(made) && !is_const_eigen_ref(made);
+    if (is_eigen_view_type(made)) {
+      return !is_const_eigen_ref(made);
+    }
   }
   return callee != nullptr && i < callee->getNumParams() &&
          !callee->getParamDecl(i)->getType()->isReferenceType() &&

@@ -1,7 +1,8 @@
 // Shape: an Eigen row handed on as a view that writes through it, while other records read the
 // same matrix: to an `Eigen::Ref<RowVector>` parameter (Ref's constructor takes a const
 // reference and writes through it anyway), to a by-value template parameter (a copy of a block
-// views the same memory), and bound to a local `Eigen::Ref`. rotor-cc once took each for a read
+// views the same memory), to a by-value parameter of a class's constructor, and bound to a local
+// `Eigen::Ref`. rotor-cc once took each for a read
 // (a const-reference or by-value argument), left `H` out of the loop's arrays and planned
 // `one_d by user`: the parallel run lost the order of `H`'s reads and writes. Each loop must be
 // serial (or equal the replay). A transpose of a row is the row's memory too: written through
@@ -24,6 +25,11 @@ template <class Block> static void bump_copy(Block b, std::int64_t v) {
   b(1) = (b(1) * 5 + v) % P;
 }
 
+// A class whose constructor takes the row by value and writes through it.
+struct Bumper {
+  explicit Bumper(Eigen::Block<Table, 1, Eigen::Dynamic, true> row) { row(0) = (row(0) + 1) % P; }
+};
+
 int main(int argc, char** argv) {
   rotor::Session session(argc, argv);
   rotor::Dataset<Rating> ratings(snd::ratings());
@@ -39,6 +45,12 @@ int main(int argc, char** argv) {
     for (const Rating& r : ratings) {
       W(r.user, 1) = (W(r.user, 1) * 7 + H(r.item, 1)) % P;
       bump_copy(H.row((r.user + 3) % 29), r.item);
+    }
+#pragma rotor parallel_for
+    for (const Rating& r : ratings) {
+      W(r.user, 0) = (W(r.user, 0) * 17 + H(r.item, 0)) % P;
+      const Bumper bumped(H.row((r.user + 11) % 29));
+      (void)bumped;
     }
 #pragma rotor parallel_for
     for (const Rating& r : ratings) {
