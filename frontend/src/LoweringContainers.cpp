@@ -378,7 +378,11 @@ void LoopLowering::on_eigen_use(const Expr* use, const Stmt* parent, const Targe
     whole = access != nullptr ? access : whole;
     const UseInfo u = classify(whole, f);
     misused_container(t, describe_use(t, text_of(whole)), whole->getBeginLoc());
-    add_access(t, u.use != Use::read && u.use != Use::alias_init, {}, whole);
+    // A view of the whole matrix bound to a variable (`auto v = M.transpose();`): writes through
+    // the variable are not followed, so binding it is a write. A copy (`MatrixXd c = M;`) reads.
+    const bool bound_view =
+        u.use == Use::alias_init && (u.var == nullptr || !owns_elements(u.var->getType()));
+    add_access(t, (u.use != Use::read && u.use != Use::alias_init) || bound_view, {}, whole);
     return;
   }
   if (vector_index) {

@@ -67,6 +67,12 @@ int main(int argc, char** argv) {
     }
 #pragma rotor parallel_for
     for (const Rating& r : ratings) {
+      W(r.user, 0) = (W(r.user, 0) * 19 + H(r.item, 1)) % P;
+      auto whole = H.transpose(); // a view of all of H
+      whole(0, (r.user + 13) % 29) = (whole(0, (r.user + 13) % 29) + 1) % P;
+    }
+#pragma rotor parallel_for
+    for (const Rating& r : ratings) {
       const Row copy = H.row(r.item);
       W(r.user, 0) = (W(r.user, 0) + H.row(r.item).transpose()(1)) % P;
       W(r.user, 1) = (W(r.user, 1) + W.row(r.user).dot(H.row(r.item)) + copy(0)) % P;
