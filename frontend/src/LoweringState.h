@@ -234,7 +234,9 @@ private:
                                          UseWalk& w) const;
   std::optional<UseInfo> classify_operator_call(const CXXOperatorCallExpr* op, UseWalk& w) const;
   std::optional<UseInfo> classify_operator(const Stmt* p, UseWalk& w) const;
-  UseInfo classify_declaration(const DeclStmt* ds, const UseWalk& w) const;
+  UseInfo classify_declaration(const DeclStmt* ds, const UseWalk& w, Frame& f) const;
+  UseInfo classify_range_for(const CXXForRangeStmt* loop, Frame& f) const;
+  bool reference_only_read(const VarDecl* vd, const DeclStmt* ds, Frame& f) const;
   UseInfo classify_return(const Stmt* ret, Frame& f) const;
 
   Target target_of(const Expr* e, Frame& f);
@@ -429,6 +431,7 @@ private:
   const CXXMethodDecl* enclosing_method_ = nullptr; ///< the loop is in this member function
   std::map<std::string, const ValueDecl*> symbols_; ///< loop-invariant symbols by name
   mutable std::map<const ValueDecl*, std::string> names_at_loop_; ///< name_at_loop's cache
+  mutable int references_followed_ = 0;                           ///< reference_only_read's depth
   std::vector<std::pair<std::string, SourceLocation>> outside_pointer_reads_;
   /// Over a vector: outside names that may alias its elements (note_record_alias).
   std::vector<std::pair<std::string, SourceLocation>> record_alias_reads_;

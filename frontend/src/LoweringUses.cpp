@@ -13,6 +13,7 @@
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/ParentMap.h>
 
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -40,6 +41,41 @@ UseInfo parameter_use(const FunctionDecl* fd, unsigned i) {
     return {Use::write};
   }
   return {Use::read};
+}
+
+/// A type whose objects hold only values, no pointer, reference or view: arithmetic types and
+/// enums, std::vector / std::array / std::deque / std::valarray and Eigen matrices of them, and
+/// records (no base, no virtual) whose fields are such. Reading one reads its own memory only.
+bool holds_only_values(QualType t, int depth = 0) {
+  t = t.getCanonicalType();
+  if (t->isArithmeticType() || t->isEnumeralType()) {
+    return true;
+  }
+  if (const auto* at = dyn_cast<ConstantArrayType>(t.getTypePtr())) {
+    return holds_only_values(at->getElementType(), depth);
+  }
+  const CXXRecordDecl* rd = t->getAsCXXRecordDecl();
+  if (rd == nullptr || !rd->hasDefinition() || depth > 4) {
+    return false;
+  }
+  if (owns_elements(t)) {
+    static const std::set<std::string> one_element = {"vector",   "array",  "deque",
+                                                      "valarray", "Matrix", "Array"};
+    const auto* spec = dyn_cast<ClassTemplateSpecializationDecl>(rd);
+    return spec != nullptr && one_element.count(spec->getNameAsString()) != 0 &&
+           spec->getTemplateArgs().size() > 0 &&
+           spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type &&
+           holds_only_values(spec->getTemplateArgs()[0].getAsType(), depth + 1);
+  }
+  if (is_eigen_decl(rd) || rd->getNumBases() != 0 || rd->isPolymorphic()) {
+    return false;
+  }
+  for (const FieldDecl* field : rd->fields()) {
+    if (!holds_only_values(field->getType(), depth + 1)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /// `Eigen::Ref<const T>`: a view that cannot write.
@@ -251,12 +287,17 @@ std::optional<UseInfo> LoopLowering::classify_operator(const Stmt* p, UseWalk& w
   return UseInfo{Use::read};
 }
 
-UseInfo LoopLowering::classify_declaration(const DeclStmt* ds, const UseWalk& w) const {
+UseInfo LoopLowering::classify_declaration(const DeclStmt* ds, const UseWalk& w, Frame& f) const {
+  if (const auto* loop = dyn_cast_or_null<CXXForRangeStmt>(f.parents->getParent(ds));
+      loop != nullptr && loop->getRangeStmt() == ds) {
+    return classify_range_for(loop, f);
+  }
   for (const Decl* d : ds->decls()) {
     if (const auto* vd = dyn_cast<VarDecl>(d); vd != nullptr && vd->getInit() == w.cur) {
       if (vd->getType()->isReferenceType()) {
-        return vd->getType().getNonReferenceType().isConstQualified() ? UseInfo{Use::read}
-                                                                      : UseInfo{Use::write};
+        const QualType named = vd->getType().getNonReferenceType();
+        return named.isConstQualified() || reference_only_read(vd, ds, f) ? UseInfo{Use::read}
+                                                                          : UseInfo{Use::write};
       }
       if (w.through_conditional) {
         return {Use::write}; // `auto r = c ? W.row(u) : H.row(i)`: no single alias
@@ -265,6 +306,78 @@ UseInfo LoopLowering::classify_declaration(const DeclStmt* ds, const UseWalk& w)
     }
   }
   return {Use::read};
+}
+
+/// `for (x : range)` over a container of values: the loop variable's uses decide (a copy or a
+/// const reference reads; a non-const reference reads when all its uses read).
+UseInfo LoopLowering::classify_range_for(const CXXForRangeStmt* loop, Frame& f) const {
+  const VarDecl* range = loop->getRangeStmt() != nullptr
+                             ? dyn_cast_or_null<VarDecl>(loop->getRangeStmt()->getSingleDecl())
+                             : nullptr;
+  const VarDecl* var = loop->getLoopVariable();
+  if (range == nullptr || var == nullptr || isa<DecompositionDecl>(var)) {
+    return {Use::write};
+  }
+  const QualType elements = range->getType().getNonReferenceType();
+  if (elements.isConstQualified()) {
+    return {Use::read};
+  }
+  if (!owns_elements(elements) || !holds_only_values(elements)) {
+    return {Use::write};
+  }
+  const QualType t = var->getType();
+  if (!t->isReferenceType()) {
+    return holds_only_values(t) ? UseInfo{Use::read} : UseInfo{Use::write};
+  }
+  return t.getNonReferenceType().isConstQualified() ||
+                 reference_only_read(var, loop->getLoopVarStmt(), f)
+             ? UseInfo{Use::read}
+             : UseInfo{Use::write};
+}
+
+/// Whether every use of the non-const reference `vd` (declared by `ds` in `f`'s function) reads
+/// what it names, so that binding it is a read. Only a reference to values (holds_only_values:
+/// no pointer inside whose target a read would hand on) is followed, not a structured binding,
+/// not one used in a lambda (its calls are elsewhere), and not beyond four references deep; a
+/// copy of its value is a read.
+bool LoopLowering::reference_only_read(const VarDecl* vd, const DeclStmt* ds, Frame& f) const {
+  if (isa<DecompositionDecl>(vd) || !holds_only_values(vd->getType().getNonReferenceType()) ||
+      references_followed_ >= 4) {
+    return false;
+  }
+  const Stmt* root = ds;
+  while (const Stmt* up = f.parents->getParent(root)) {
+    root = up;
+  }
+  std::vector<const DeclRefExpr*> uses;
+  bool in_lambda = false;
+  std::function<void(const Stmt*, bool)> collect = [&](const Stmt* s, bool lambda) {
+    if (s == nullptr) {
+      return;
+    }
+    lambda = lambda || isa<LambdaExpr, BlockExpr, CapturedStmt>(s);
+    if (const auto* dre = dyn_cast<DeclRefExpr>(s); dre != nullptr && dre->getDecl() == vd) {
+      uses.push_back(dre);
+      in_lambda = in_lambda || lambda;
+    }
+    for (const Stmt* child : s->children()) {
+      collect(child, lambda);
+    }
+  };
+  collect(root, false);
+  if (in_lambda) {
+    return false;
+  }
+  ++references_followed_;
+  bool only_read = true;
+  for (const DeclRefExpr* use : uses) {
+    const UseInfo u = classify(use, f);
+    const bool copied = u.use == Use::alias_init && u.var != nullptr &&
+                        !u.var->getType()->isReferenceType() && holds_only_values(u.var->getType());
+    only_read = only_read && (u.use == Use::read || copied);
+  }
+  --references_followed_;
+  return only_read;
 }
 
 UseInfo LoopLowering::classify_return(const Stmt* ret, Frame& f) const {
@@ -332,7 +445,7 @@ std::optional<UseInfo> LoopLowering::classify_step(const Stmt* p, UseWalk& w, Fr
     return classify_operator(p, w);
   }
   if (const auto* ds = dyn_cast<DeclStmt>(p)) {
-    return classify_declaration(ds, w);
+    return classify_declaration(ds, w, f);
   }
   if (isa<ReturnStmt>(p)) {
     return classify_return(p, f);
