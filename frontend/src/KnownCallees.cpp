@@ -156,4 +156,10 @@ bool is_element_accessor(const CXXMethodDecl* md) {
   return names.count(md->getNameAsString()) != 0;
 }
 
+bool is_eigen_view_method(const CXXMethodDecl* md) {
+  static const std::set<std::string> views = {"transpose", "adjoint",   "array",
+                                              "matrix",    "conjugate", "noalias"};
+  return md->getNumParams() == 0 && views.count(md->getNameAsString()) != 0 && is_eigen_decl(md);
+}
+
 } // namespace rotor::frontend

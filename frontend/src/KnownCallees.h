@@ -40,4 +40,9 @@ bool is_eigen_view_type(clang::QualType t);
 /// `operator[]` (it inserts).
 bool is_element_accessor(const clang::CXXMethodDecl* md);
 
+/// A non-const Eigen method that returns a view of its object's memory and changes nothing
+/// itself (`transpose()`, `adjoint()`, `array()`, `matrix()`, `conjugate()`, `noalias()`): what is
+/// done with the view decides (`V.row(j).transpose()` read, `W.row(u).transpose() = x` written).
+bool is_eigen_view_method(const clang::CXXMethodDecl* md);
+
 } // namespace rotor::frontend

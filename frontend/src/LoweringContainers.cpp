@@ -437,19 +437,44 @@ bool local_and_own_parameter(const ValueDecl* a, const ValueDecl* b) {
          local->getParentFunctionOrMethod() == param->getDeclContext();
 }
 
+/// A container class holding its arithmetic elements itself (`std::vector<float>`,
+/// `Eigen::Matrix<float, ...>`): no other container lives inside its elements.
+bool flat_container(QualType t) {
+  const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      t.getNonReferenceType()->getAsCXXRecordDecl());
+  return spec != nullptr && owns_elements(t) && spec->getTemplateArgs().size() > 0 &&
+         spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type &&
+         spec->getTemplateArgs()[0].getAsType()->isArithmeticType();
+}
+
+/// Whether `a` and `b` name flat containers of different classes (a row-major and a column-major
+/// `Eigen::Matrix`, a `std::vector` and a `std::array`): two objects, each owning its elements.
+bool distinct_flat_classes(const ValueDecl* a, const ValueDecl* b) {
+  if (a == nullptr || b == nullptr || !flat_container(a->getType()) ||
+      !flat_container(b->getType())) {
+    return false;
+  }
+  const QualType ta = a->getType().getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  const QualType tb = b->getType().getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  return ta != tb;
+}
+
 } // namespace
 
 /// A container the loop only reads is not bound (its reads are outside reads), so the runtime
 /// cannot see that it is the memory of a written one (`f(W, W)` with `const std::vector<float>&
 /// X` read and `W` written). Where either may be a reference and the element types match, the
 /// loop stays serial, unless one is a container object local to the loop's function and the
-/// other a parameter of that function (`Eigen::MatrixXf I = ...;` read, `MatrixXf& U` written).
+/// other a parameter of that function (`Eigen::MatrixXf I = ...;` read, `MatrixXf& U` written),
+/// or both are flat containers of different classes (`const MatrixXf& V` read, a row-major `U`
+/// written).
 void LoopLowering::block_read_alias(const std::string& read, const std::set<std::string>& written) {
   const ContainerIdentity& r = container_identities_[read];
   for (const std::string& w : written) {
     const ContainerIdentity& o = container_identities_[w];
     if (r.element == o.element && (may_name_another(r.decl) || may_name_another(o.decl)) &&
-        !local_and_own_parameter(r.decl, o.decl) && !local_and_own_parameter(o.decl, r.decl)) {
+        !local_and_own_parameter(r.decl, o.decl) && !local_and_own_parameter(o.decl, r.decl) &&
+        !distinct_flat_classes(r.decl, o.decl)) {
       escape(analysis::Escape::Kind::outside_write,
              "'" + read + "' is read and may be the same container as '" + w +
                  "', which the loop writes (a reference to " + r.element +

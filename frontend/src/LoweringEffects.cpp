@@ -306,7 +306,8 @@ Target LoopLowering::call_result_root(const CallExpr* call, Frame& f) {
         return it->second; // an iterator or view made in the loop
       }
     }
-    if (obj.kind == Target::local_k && md != nullptr && is_element_accessor(md) &&
+    if (obj.kind == Target::local_k && md != nullptr &&
+        (is_element_accessor(md) || is_eigen_view_method(md)) &&
         (is_eigen_decl(md) || sm_.isInSystemHeader(md->getLocation()))) {
       return obj; // an iterator, view or expression object of the loop's own
     }

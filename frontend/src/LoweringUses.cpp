@@ -123,15 +123,6 @@ UseInfo argument_use(const Call* call, const Stmt* cur, const FunctionDecl* call
   return {Use::read};
 }
 
-/// A non-const Eigen method that returns a view of its object's memory and changes nothing
-/// itself (`transpose()`, `adjoint()`, `array()`, `matrix()`, `conjugate()`): what is done with
-/// the view decides (`V.row(j).transpose()` read, `W.row(u).transpose() = x` written).
-bool is_eigen_view_method(const CXXMethodDecl* md) {
-  static const std::set<std::string> views = {"transpose", "adjoint", "array", "matrix",
-                                              "conjugate"};
-  return md->getNumParams() == 0 && views.count(md->getNameAsString()) != 0 && is_eigen_decl(md);
-}
-
 /// How `md` called on the walked expression uses it; follow_call when the call returns a
 /// reference to it (`v[i]`, `M(i, j)`, `front()`), whose own use decides.
 MethodUse method_use(const CXXMethodDecl* md, const Expr* call, bool direct, bool analysable) {

@@ -33,3 +33,15 @@ void whole_matrix(rotor::Dataset<Rating>& ratings, Eigen::MatrixXf& M, Eigen::Ve
     M.setZero(); // the whole matrix: serial
   }
 }
+
+// An ALS-style solve on matrices of the body's own (`A.noalias() += ...` on a local writes only
+// the local): one_d by user.
+void local_solve(rotor::Dataset<Rating>& ratings, RowMajor& U, const Eigen::MatrixXf& V) {
+#pragma rotor parallel_for
+  for (const Rating& r : ratings) {
+    Eigen::MatrixXf A = Eigen::MatrixXf::Identity(V.cols(), V.cols());
+    const Eigen::VectorXf v = V.row(r.item).transpose();
+    A.noalias() += v * v.transpose();
+    U.row(r.user).noalias() = (A * v).transpose();
+  }
+}

@@ -77,5 +77,31 @@ void whole_matrix(rotor::Dataset<Rating>& ratings, Eigen::MatrixXf& M, Eigen::Ve
 #line 35 "eigen_rows.cpp"
 }
 
+// An ALS-style solve on matrices of the body's own (`A.noalias() += ...` on a local writes only
+// the local): one_d by user.
+void local_solve(rotor::Dataset<Rating>& ratings, RowMajor& U, const Eigen::MatrixXf& V) {
+/* #pragma rotor parallel_for */
+  {
+    auto rotor_view_U = ::rotor::codegen::adopt_matrix(U);
+    ::rotor::codegen::run_loop(
+      ::rotor::codegen::LoopSpec{
+          "eigen_rows.cpp", 41, ::rotor::codegen::Kind::one_d,
+          /*fields*/ {0}, /*matrix*/ {}, /*base*/ ::rotor::codegen::Kind::serial,
+          /*ordered*/ false, /*writes_records*/ false, ::rotor::codegen::Device::cpu,
+          /*arrays*/ {
+              {"U", ::rotor::codegen::Role::partitioned, 0, true, {{0, 0, 0}, {-1, 0, 0}}}},
+          /*reductions*/ {}, /*reason*/ "", /*may_throw*/ true, /*views*/ {"U"}},
+      ratings, ::rotor::codegen::keys(&Rating::user, &Rating::item),
+      std::tie(rotor_view_U), std::tie(),
+      [&](const Rating& r, auto& /*U*/) {
+#line 42 "eigen_rows.cpp"
+    Eigen::MatrixXf A = Eigen::MatrixXf::Identity(V.cols(), V.cols());
+    const Eigen::VectorXf v = V.row(r.item).transpose();
+    A.noalias() += v * v.transpose();
+    U.row(r.user).noalias() = (A * v).transpose();
+  }); }
+#line 47 "eigen_rows.cpp"
+}
+
 // added by rotor-cc: the program was built by rotor-cc
 extern "C" __attribute__((weak)) const int rotor_cc_built_program = 1;

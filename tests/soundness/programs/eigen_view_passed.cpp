@@ -73,6 +73,13 @@ int main(int argc, char** argv) {
     }
 #pragma rotor parallel_for
     for (const Rating& r : ratings) {
+      W(r.user, 1) = (W(r.user, 1) * 23 + H(r.item, 0)) % P;
+      Table local = Table::Constant(1, 2, r.item);
+      local.noalias() += H.row(r.item); // the body's own matrix
+      H.row((r.user + 17) % 29).noalias() = local;
+    }
+#pragma rotor parallel_for
+    for (const Rating& r : ratings) {
       const Row copy = H.row(r.item);
       W(r.user, 0) = (W(r.user, 0) + H.row(r.item).transpose()(1)) % P;
       W(r.user, 1) = (W(r.user, 1) + W.row(r.user).dot(H.row(r.item)) + copy(0)) % P;
