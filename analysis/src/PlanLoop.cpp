@@ -81,6 +81,14 @@ void add_notes(const LoopModel& model, const std::vector<SearchDependence>& deps
       }
     }
   }
+  if (plan.kind != PlanKind::serial) {
+    for (const MemoryCheck& c : model.memory_checks) {
+      plan.notes.push_back("'" + c.read + "' is read and may be the same container as '" +
+                           c.written +
+                           "', which the loop writes: their memory is compared when the loop "
+                           "starts, and the loop runs serially when they overlap");
+    }
+  }
   for (const std::string& b : plan.buffered) {
     plan.notes.push_back("'" + b +
                          "' is buffered: its conflicting updates are merged, not ordered");

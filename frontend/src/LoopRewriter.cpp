@@ -215,7 +215,16 @@ std::string loop_spec_text(const LoweredLoop& loop, const analysis::Plan& plan,
     os << ", /*private_state*/ {" << join(private_state) << "}";
   }
   os << "}";
-  return os.str();
+  if (loop.memory_checks.empty() || plan.kind == analysis::PlanKind::serial) {
+    return os.str();
+  }
+  std::vector<std::string> pairs;
+  for (const auto& [read, written] : loop.memory_checks) {
+    pairs.push_back("{::rotor::codegen::memory_of(" + read + "), ::rotor::codegen::memory_of(" +
+                    written + ")}");
+  }
+  return "::rotor::codegen::unless_shared(" + os.str() + ",\n" + indent + "    {" + join(pairs) +
+         "})";
 }
 
 namespace {

@@ -82,6 +82,9 @@ struct LoweredLoop {
     std::string size;
   };
   std::vector<RowVector> row_vectors;
+  /// LoopModel::memory_checks as C++ expressions at the loop: {read, written} containers whose
+  /// memory run_loop's spec compares (`::rotor::codegen::unless_shared`).
+  std::vector<std::pair<std::string, std::string>> memory_checks;
   /// Namespace-scope declarations that name a protected or private table member of another
   /// object (`this->p->m` of a `class Matrix { protected: double** m; }`), inserted before the
   /// top-level declaration around the loop (`member_access_at`; LoweringObjectTables.cpp).

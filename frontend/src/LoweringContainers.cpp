@@ -467,7 +467,8 @@ bool distinct_flat_classes(const ValueDecl* a, const ValueDecl* b) {
 /// loop stays serial, unless one is a container object local to the loop's function and the
 /// other a parameter of that function (`Eigen::MatrixXf I = ...;` read, `MatrixXf& U` written),
 /// or both are flat containers of different classes (`const MatrixXf& V` read, a row-major `U`
-/// written).
+/// written). Two flat containers of one class (`MatrixXf& U, MatrixXf& V`) are compared when the
+/// loop starts instead: the loop runs serially when their memory overlaps.
 void LoopLowering::block_read_alias(const std::string& read, const std::set<std::string>& written) {
   const ContainerIdentity& r = container_identities_[read];
   for (const std::string& w : written) {
@@ -475,6 +476,12 @@ void LoopLowering::block_read_alias(const std::string& read, const std::set<std:
     if (r.element == o.element && (may_name_another(r.decl) || may_name_another(o.decl)) &&
         !local_and_own_parameter(r.decl, o.decl) && !local_and_own_parameter(o.decl, r.decl) &&
         !distinct_flat_classes(r.decl, o.decl)) {
+      if (r.decl != nullptr && o.decl != nullptr && flat_container(r.decl->getType()) &&
+          flat_container(o.decl->getType())) {
+        out_.model.memory_checks.push_back({read, w});
+        out_.memory_checks.push_back({row_expressions_.at(read), row_expressions_.at(w)});
+        continue; // compared when the loop starts (codegen::unless_shared)
+      }
       escape(analysis::Escape::Kind::outside_write,
              "'" + read + "' is read and may be the same container as '" + w +
                  "', which the loop writes (a reference to " + r.element +

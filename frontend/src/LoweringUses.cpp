@@ -13,6 +13,7 @@
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/ParentMap.h>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <set>
@@ -44,7 +45,8 @@ UseInfo parameter_use(const FunctionDecl* fd, unsigned i) {
 }
 
 /// A type whose objects hold only values, no pointer, reference or view: arithmetic types and
-/// enums, std::vector / std::array / std::deque / std::valarray and Eigen matrices of them, and
+/// enums, std::vector / std::array / std::deque / std::valarray, Eigen matrices, std::pair and
+/// std::tuple of them, and
 /// records (no base, no virtual) whose fields are such. Reading one reads its own memory only.
 bool holds_only_values(QualType t, int depth = 0) {
   t = t.getCanonicalType();
@@ -59,13 +61,33 @@ bool holds_only_values(QualType t, int depth = 0) {
     return false;
   }
   if (owns_elements(t)) {
+    // the element types: the first argument of a sequence or matrix, every one of a pair/tuple
     static const std::set<std::string> one_element = {"vector",   "array",  "deque",
                                                       "valarray", "Matrix", "Array"};
     const auto* spec = dyn_cast<ClassTemplateSpecializationDecl>(rd);
-    return spec != nullptr && one_element.count(spec->getNameAsString()) != 0 &&
-           spec->getTemplateArgs().size() > 0 &&
-           spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type &&
-           holds_only_values(spec->getTemplateArgs()[0].getAsType(), depth + 1);
+    if (spec == nullptr) {
+      return false;
+    }
+    const std::string name = spec->getNameAsString();
+    const bool all = name == "pair" || name == "tuple";
+    if (!all && one_element.count(name) == 0) {
+      return false;
+    }
+    const TemplateArgumentList& args = spec->getTemplateArgs();
+    for (unsigned i = 0; i < (all ? args.size() : std::min(args.size(), 1u)); ++i) {
+      const bool values = args[i].getKind() == TemplateArgument::Pack
+                              ? std::all_of(args[i].pack_begin(), args[i].pack_end(),
+                                            [&](const TemplateArgument& a) {
+                                              return a.getKind() == TemplateArgument::Type &&
+                                                     holds_only_values(a.getAsType(), depth + 1);
+                                            })
+                              : args[i].getKind() == TemplateArgument::Type &&
+                                    holds_only_values(args[i].getAsType(), depth + 1);
+      if (!values) {
+        return false;
+      }
+    }
+    return args.size() > 0;
   }
   if (is_eigen_decl(rd) || rd->getNumBases() != 0 || rd->isPolymorphic()) {
     return false;

@@ -183,10 +183,16 @@ void f(std::vector<double>& W, int M) {
 #pragma rotor parallel_for
   for (int m = 0; m < M; ++m) { W[g_user_of[m]] += 1.0; clobber(m); } })",
      Expect::serial, "the key 'g_user_of[m]' is read from 'g_user_of', which the loop may change"},
+    // the same class: compared when the loop starts (codegen::unless_shared), serial if one
     {"int_range_index_vector_may_alias_written", R"(
 void f(std::vector<int>& user_of, std::vector<int>& counts, int M) {
 #pragma rotor parallel_for
   for (int m = 0; m < M; ++m) { counts[user_of[m]] += 1; } })",
+     Expect::parallel, "one_d"},
+    {"int_range_index_table_may_alias_written", R"(
+void f(std::vector<std::vector<int>>& user_of, std::vector<std::vector<int>>& counts, int M) {
+#pragma rotor parallel_for
+  for (int m = 0; m < M; ++m) { counts[user_of[m][0]][0] += 1; } })",
      Expect::serial, "'user_of' is read and may be the same container as 'counts'"},
     {"int_range_neighbour_key", R"(
 void f(const std::vector<int>& user_of, std::vector<double>& W, int M) {

@@ -146,6 +146,14 @@ struct Escape {
                             ///< it says how the fixed loop would run.
 };
 
+/// A container the loop reads that may be the memory of one it writes (two references Rotor
+/// cannot tell apart, each a flat container): the runtime compares their memory when the loop
+/// starts and runs it serially when they overlap.
+struct MemoryCheck {
+  std::string read;
+  std::string written;
+};
+
 /// The whole loop.
 struct LoopModel {
   SourceLoc loc; ///< Of the loop (the `for`).
@@ -159,6 +167,7 @@ struct LoopModel {
   std::vector<Reduction> reductions;
   std::vector<Escape> escapes;
   std::vector<Private> privates; ///< Per-worker copies, in order of first use.
+  std::vector<MemoryCheck> memory_checks;
 
   /// False when a `private(...)` variable carries state from one iteration to the next, so the
   /// result is no longer that of some serial order of the records.

@@ -25,6 +25,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <tuple>
 #include <vector>
 
@@ -78,6 +79,32 @@ struct LoopSpec {
   /// loop promises no serial order and --rotor-validate skips it.
   std::vector<const char*> private_state = {};
 };
+
+/// The bytes a container's elements occupy, `data()` to `data() + size()` (a std::vector,
+/// std::array or Eigen matrix).
+struct Memory {
+  const char* begin = nullptr;
+  const char* end = nullptr;
+};
+template <class Container> Memory memory_of(const Container& c) {
+  const auto* p = reinterpret_cast<const char*>(c.data());
+  return {p, p + static_cast<std::size_t>(c.size()) * sizeof(*c.data())};
+}
+
+/// `spec`, or a serial plan when the memory of a container the loop reads overlaps that of a
+/// container it writes (`{read, written}` pairs: references rotor-cc could not tell apart,
+/// LoopModel::memory_checks). Every rank computes the same answer from its own objects.
+inline LoopSpec unless_shared(LoopSpec spec, std::initializer_list<std::array<Memory, 2>> pairs) {
+  for (const auto& [read, written] : pairs) {
+    if (read.begin < written.end && written.begin < read.end) {
+      spec.kind = Kind::serial;
+      spec.reason = "a container the loop reads is the memory of one it writes (checked when "
+                    "the loop started)";
+      break;
+    }
+  }
+  return spec;
+}
 
 /// The key fields of a record, in declaration order (the analysis' LoopModel::fields).
 template <class Record, class... F> struct KeyList {
