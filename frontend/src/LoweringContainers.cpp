@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 namespace rotor::frontend::lowering {
 
@@ -437,14 +438,20 @@ bool local_and_own_parameter(const ValueDecl* a, const ValueDecl* b) {
          local->getParentFunctionOrMethod() == param->getDeclContext();
 }
 
-/// A container class holding its arithmetic elements itself (`std::vector<float>`,
-/// `Eigen::Matrix<float, ...>`): no other container lives inside its elements.
+/// A container class holding its arithmetic elements itself, contiguous from `data()` for
+/// `size()` elements (`std::vector<float>`, `std::array`, `Eigen::Matrix<float, ...>`, not a
+/// packed `std::vector<bool>`): no other container lives inside its elements.
 bool flat_container(QualType t) {
   const auto* spec = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
       t.getNonReferenceType()->getAsCXXRecordDecl());
-  return spec != nullptr && owns_elements(t) && spec->getTemplateArgs().size() > 0 &&
-         spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type &&
-         spec->getTemplateArgs()[0].getAsType()->isArithmeticType();
+  static const std::set<std::string> contiguous = {"vector", "array", "Matrix", "Array"};
+  if (spec == nullptr || !owns_elements(t) || contiguous.count(spec->getNameAsString()) == 0 ||
+      spec->getTemplateArgs().size() == 0 ||
+      spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type) {
+    return false;
+  }
+  const QualType element = spec->getTemplateArgs()[0].getAsType();
+  return element->isArithmeticType() && !element->isBooleanType();
 }
 
 /// Whether `a` and `b` name flat containers of different classes (a row-major and a column-major
