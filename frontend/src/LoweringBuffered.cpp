@@ -11,6 +11,8 @@
 
 #include "HelperClones.h"
 #include "LoweringState.h"
+
+#include "KnownCallees.h"
 #include "rotor/analysis/Format.h"
 
 #include <algorithm>
@@ -270,6 +272,16 @@ std::string LoopLowering::unbuffered_name_message(const std::string& name) const
   }
   if (read_only_containers_.count(name) != 0) {
     return head + "the loop does not write '" + name + "': there is nothing to buffer";
+  }
+  if (const auto* spec =
+          dyn_cast_or_null<ClassTemplateSpecializationDecl>(type->getAsCXXRecordDecl());
+      spec != nullptr && owns_elements(type) && spec->getTemplateArgs().size() > 0 &&
+      spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type &&
+      spec->getTemplateArgs()[0].getAsType()->isRecordType()) {
+    return head + "'" + name + "' (a " + spelled +
+           ") holds records, which Rotor cannot buffer (buffered(...) sums arithmetic "
+           "elements); keep one std::vector of numbers per field the loop adds to and buffer "
+           "those";
   }
   if (!container_target(type).element.empty()) {
     return head + "'" + name + "' (a " + spelled +

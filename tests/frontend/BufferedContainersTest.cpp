@@ -316,4 +316,24 @@ void f(const std::vector<Feature>& data, std::map<int, double>& weights,
   EXPECT_EQ(r.loops[0].plan.kind, PlanKind::serial);
 }
 
+// k-means' update step: sums per cluster in a std::vector of structs.
+TEST(BufferedContainers, VectorOfRecordsIsExplained) {
+  FileResult r = lower(R"(
+struct Point { float x{0}, y{0}; };
+void sums(const std::vector<Point>& data, const std::vector<int>& assignments, int k) {
+  std::vector<Point> new_means(k);
+#pragma rotor parallel_for buffered(new_means)
+  for (size_t point = 0; point < data.size(); ++point) {
+    new_means[assignments[point]].x += data[point].x;
+  }
+}
+)");
+  ASSERT_TRUE(r.ok);
+  const std::string w = warnings(r);
+  EXPECT_TRUE(has(w, "buffered(new_means): 'new_means' (a std::vector<Point>) holds records, "
+                     "which Rotor cannot buffer"))
+      << w;
+  EXPECT_EQ(r.loops[0].plan.kind, PlanKind::serial);
+}
+
 } // namespace
